@@ -1,0 +1,3 @@
+//! One module per subcommand: each has an `Args` (clap) and a `run`.
+
+pub mod check;
