@@ -13,7 +13,12 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    pub fn new(file: &Path, line: Option<usize>, field: Option<String>, message: impl Into<String>) -> Self {
+    pub fn new(
+        file: &Path,
+        line: Option<usize>,
+        field: Option<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             file: file.to_path_buf(),
             line,
@@ -44,7 +49,11 @@ impl std::error::Error for ScenarioError {}
 
 /// 1-based line of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The dotted TOML field at a byte offset: the nearest table header above it
@@ -62,11 +71,19 @@ pub fn toml_field_at(text: &str, offset: usize) -> Option<String> {
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for l in text[..line_start].lines() {
         let l = l.trim();
-        if let Some(name) = l.strip_prefix("[[").and_then(|r| r.split_once("]]")).map(|(n, _)| n.trim()) {
+        if let Some(name) = l
+            .strip_prefix("[[")
+            .and_then(|r| r.split_once("]]"))
+            .map(|(n, _)| n.trim())
+        {
             let n = counts.entry(name.to_owned()).or_insert(0);
             header = Some(format!("{name}[{n}]"));
             *n += 1;
-        } else if let Some(name) = l.strip_prefix('[').and_then(|r| r.split_once(']')).map(|(n, _)| n.trim()) {
+        } else if let Some(name) = l
+            .strip_prefix('[')
+            .and_then(|r| r.split_once(']'))
+            .map(|(n, _)| n.trim())
+        {
             header = Some(name.to_owned());
         }
     }
@@ -87,7 +104,10 @@ mod tests {
         let text = "name = \"x\"\n[map]\nwidth_in = 3\n[[units]]\nid = \"a\"\n[[units]]\nid = \"b\"\nkind = \"tank\"\n";
         let offset = text.find("\"tank\"").unwrap();
         assert_eq!(line_of(text, offset), 8);
-        assert_eq!(toml_field_at(text, offset).as_deref(), Some("units[1].kind"));
+        assert_eq!(
+            toml_field_at(text, offset).as_deref(),
+            Some("units[1].kind")
+        );
         let offset = text.find("width_in").unwrap();
         assert_eq!(toml_field_at(text, offset).as_deref(), Some("map.width_in"));
     }

@@ -236,7 +236,14 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<RawScenario, ScenarioErro
 
 impl RawScenario {
     /// An error at a spanned value. Defaulted values (empty span) have no line.
-    pub(super) fn error<T>(&self, path: &Path, text: &str, at: &Spanned<T>, field: &str, msg: impl Display) -> ScenarioError {
+    pub(super) fn error<T>(
+        &self,
+        path: &Path,
+        text: &str,
+        at: &Spanned<T>,
+        field: &str,
+        msg: impl Display,
+    ) -> ScenarioError {
         let span = at.span();
         let line = (span.end > 0).then(|| line_of(text, span.start));
         let field = (span.end > 0)
@@ -247,7 +254,13 @@ impl RawScenario {
     }
 
     /// Check every cross-reference and number, then build the scenario.
-    pub(super) fn into_scenario(self, path: &Path, text: &str, model: PieceModel, terrain: Terrain) -> Result<Scenario, ScenarioError> {
+    pub(super) fn into_scenario(
+        self,
+        path: &Path,
+        text: &str,
+        model: PieceModel,
+        terrain: Terrain,
+    ) -> Result<Scenario, ScenarioError> {
         let err = |at_span: std::ops::Range<usize>, field: &str, msg: String| {
             let line = (at_span.end > 0).then(|| line_of(text, at_span.start));
             let field = (at_span.end > 0)
@@ -260,7 +273,11 @@ impl RawScenario {
             if v.get_ref().is_finite() && *v.get_ref() > 0.0 {
                 Ok(*v.get_ref())
             } else {
-                Err(err(v.span(), field, format!("must be a positive number of inches, got {}", v.get_ref())))
+                Err(err(
+                    v.span(),
+                    field,
+                    format!("must be a positive number of inches, got {}", v.get_ref()),
+                ))
             }
         };
         let width_in = positive(&self.map.width_in, "map.width_in")?;
@@ -271,44 +288,99 @@ impl RawScenario {
         let mut side_ids = HashSet::new();
         for s in &self.sides {
             if !side_ids.insert(s.id.get_ref().as_str()) {
-                return Err(err(s.id.span(), "sides.id", format!("side {:?} is defined twice", s.id.get_ref())));
+                return Err(err(
+                    s.id.span(),
+                    "sides.id",
+                    format!("side {:?} is defined twice", s.id.get_ref()),
+                ));
             }
         }
         if self.sides.len() < 2 {
-            return Err(ScenarioError::new(path, None, Some("sides".into()), "a scenario needs at least two sides"));
+            return Err(ScenarioError::new(
+                path,
+                None,
+                Some("sides".into()),
+                "a scenario needs at least two sides",
+            ));
         }
         let known_side = |s: &Spanned<String>, field: &str| {
             if side_ids.contains(s.get_ref().as_str()) {
                 Ok(())
             } else {
-                Err(err(s.span(), field, format!("no side has id {:?}; sides are {:?}", s.get_ref(), sorted(&side_ids))))
+                Err(err(
+                    s.span(),
+                    field,
+                    format!(
+                        "no side has id {:?}; sides are {:?}",
+                        s.get_ref(),
+                        sorted(&side_ids)
+                    ),
+                ))
             }
         };
 
         let mut unit_ids = HashSet::new();
         for u in &self.units {
             if !unit_ids.insert(u.id.get_ref().as_str()) {
-                return Err(err(u.id.span(), "units.id", format!("unit {:?} is defined twice", u.id.get_ref())));
+                return Err(err(
+                    u.id.span(),
+                    "units.id",
+                    format!("unit {:?} is defined twice", u.id.get_ref()),
+                ));
             }
         }
         let mut command_ids = HashSet::new();
         for c in &self.commands {
             if !command_ids.insert(c.id.get_ref().as_str()) {
-                return Err(err(c.id.span(), "commands.id", format!("command {:?} is defined twice", c.id.get_ref())));
+                return Err(err(
+                    c.id.span(),
+                    "commands.id",
+                    format!("command {:?} is defined twice", c.id.get_ref()),
+                ));
             }
             known_side(&c.side, "commands.side")?;
             if !(1..=6).contains(c.alter.get_ref()) {
-                return Err(err(c.alter.span(), "commands.alter", format!("an Alter rating is rolled on a d6: 1 to 6, got {}", c.alter.get_ref())));
+                return Err(err(
+                    c.alter.span(),
+                    "commands.alter",
+                    format!(
+                        "an Alter rating is rolled on a d6: 1 to 6, got {}",
+                        c.alter.get_ref()
+                    ),
+                ));
             }
             if let Some(hq) = &c.hq {
                 let unit = self.units.iter().find(|u| u.id.get_ref() == hq.get_ref());
                 match unit {
-                    None => return Err(err(hq.span(), "commands.hq", format!("no unit has id {:?}", hq.get_ref()))),
+                    None => {
+                        return Err(err(
+                            hq.span(),
+                            "commands.hq",
+                            format!("no unit has id {:?}", hq.get_ref()),
+                        ));
+                    }
                     Some(u) if !u.kind.get_ref().is_hq() => {
-                        return Err(err(hq.span(), "commands.hq", format!("unit {:?} is {:?}, not an HQ", hq.get_ref(), u.kind.get_ref())));
+                        return Err(err(
+                            hq.span(),
+                            "commands.hq",
+                            format!(
+                                "unit {:?} is {:?}, not an HQ",
+                                hq.get_ref(),
+                                u.kind.get_ref()
+                            ),
+                        ));
                     }
                     Some(u) if u.side.get_ref() != c.side.get_ref() => {
-                        return Err(err(hq.span(), "commands.hq", format!("HQ {:?} belongs to side {:?}, the command to {:?}", hq.get_ref(), u.side.get_ref(), c.side.get_ref())));
+                        return Err(err(
+                            hq.span(),
+                            "commands.hq",
+                            format!(
+                                "HQ {:?} belongs to side {:?}, the command to {:?}",
+                                hq.get_ref(),
+                                u.side.get_ref(),
+                                c.side.get_ref()
+                            ),
+                        ));
                     }
                     Some(_) => {}
                 }
@@ -317,19 +389,50 @@ impl RawScenario {
         for u in &self.units {
             known_side(&u.side, "units.side")?;
             if let Some(c) = &u.command {
-                match self.commands.iter().find(|cmd| cmd.id.get_ref() == c.get_ref()) {
-                    None => return Err(err(c.span(), "units.command", format!("no command has id {:?}; commands are {:?}", c.get_ref(), sorted(&command_ids)))),
+                match self
+                    .commands
+                    .iter()
+                    .find(|cmd| cmd.id.get_ref() == c.get_ref())
+                {
+                    None => {
+                        return Err(err(
+                            c.span(),
+                            "units.command",
+                            format!(
+                                "no command has id {:?}; commands are {:?}",
+                                c.get_ref(),
+                                sorted(&command_ids)
+                            ),
+                        ));
+                    }
                     Some(cmd) if cmd.side.get_ref() != u.side.get_ref() => {
-                        return Err(err(c.span(), "units.command", format!("command {:?} belongs to side {:?}, the unit to {:?}", c.get_ref(), cmd.side.get_ref(), u.side.get_ref())));
+                        return Err(err(
+                            c.span(),
+                            "units.command",
+                            format!(
+                                "command {:?} belongs to side {:?}, the unit to {:?}",
+                                c.get_ref(),
+                                cmd.side.get_ref(),
+                                u.side.get_ref()
+                            ),
+                        ));
                     }
                     Some(_) => {}
                 }
             }
             if let Some(s) = &u.setup {
                 let v = s.get_ref();
-                let inside = (0.0..=width_in).contains(&v.x_in) && (0.0..=height_in).contains(&v.y_in);
+                let inside =
+                    (0.0..=width_in).contains(&v.x_in) && (0.0..=height_in).contains(&v.y_in);
                 if !inside || !v.heading_deg.is_finite() {
-                    return Err(err(s.span(), "units.setup", format!("setup ({}, {}) is off the {width_in} x {height_in} in map", v.x_in, v.y_in)));
+                    return Err(err(
+                        s.span(),
+                        "units.setup",
+                        format!(
+                            "setup ({}, {}) is off the {width_in} x {height_in} in map",
+                            v.x_in, v.y_in
+                        ),
+                    ));
                 }
             }
         }
@@ -353,7 +456,12 @@ impl RawScenario {
             sides: self
                 .sides
                 .into_iter()
-                .map(|s| Side { id: s.id.into_inner(), name: s.name, colour: s.colour, home_edge: s.home_edge })
+                .map(|s| Side {
+                    id: s.id.into_inner(),
+                    name: s.name,
+                    colour: s.colour,
+                    home_edge: s.home_edge,
+                })
                 .collect(),
             commands: self
                 .commands

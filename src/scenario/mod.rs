@@ -57,7 +57,13 @@ impl Scenario {
             Some(rel) => {
                 let terrain_path = folder.join(rel.get_ref());
                 let terrain_text = std::fs::read_to_string(&terrain_path).map_err(|e| {
-                    raw.error(path, text, rel, "map.terrain", format!("cannot read {}: {e}", terrain_path.display()))
+                    raw.error(
+                        path,
+                        text,
+                        rel,
+                        "map.terrain",
+                        format!("cannot read {}: {e}", terrain_path.display()),
+                    )
                 })?;
                 Terrain::parse(&terrain_path, &terrain_text)?
             }
@@ -91,7 +97,13 @@ impl Scenario {
             .model
             .shape(unit.kind)
             .expect("PieceModel::parse checked every kind has a shape");
-        Footprint::new(pose.x_in, pose.y_in, pose.heading_deg, shape.frontage_in, shape.depth_in(status))
+        Footprint::new(
+            pose.x_in,
+            pose.y_in,
+            pose.heading_deg,
+            shape.frontage_in,
+            shape.depth_in(status),
+        )
     }
 
     /// Put placements on this scenario's table. Unknown or repeated unit ids, and
@@ -101,16 +113,28 @@ impl Scenario {
         let mut pieces = Vec::with_capacity(placements.len());
         for (index, p) in placements.iter().enumerate() {
             if let Some(first) = seen.insert(p.id.as_str(), index) {
-                return Err(TableError::Duplicate { id: p.id.clone(), first, second: index });
+                return Err(TableError::Duplicate {
+                    id: p.id.clone(),
+                    first,
+                    second: index,
+                });
             }
             let unit = self.unit(&p.id).ok_or_else(|| TableError::UnknownUnit {
                 index,
                 id: p.id.clone(),
                 scenario: self.name.clone(),
             })?;
-            for (field, value) in [("x_in", p.x_in), ("y_in", p.y_in), ("heading_deg", p.heading_deg)] {
+            for (field, value) in [
+                ("x_in", p.x_in),
+                ("y_in", p.y_in),
+                ("heading_deg", p.heading_deg),
+            ] {
                 if !value.is_finite() {
-                    return Err(TableError::NotFinite { index, id: p.id.clone(), field });
+                    return Err(TableError::NotFinite {
+                        index,
+                        id: p.id.clone(),
+                        field,
+                    });
                 }
             }
             let pose = Pose::new(p.x_in, p.y_in, p.heading_deg);
@@ -143,7 +167,8 @@ impl Scenario {
                 })
             })
             .collect();
-        self.table(&placements).expect("setup ids come from the scenario itself")
+        self.table(&placements)
+            .expect("setup ids come from the scenario itself")
     }
 }
 
@@ -151,22 +176,45 @@ impl Scenario {
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     #[error("pieces[{index}]: id {id:?} is not a unit of scenario {scenario:?}")]
-    UnknownUnit { index: usize, id: String, scenario: String },
+    UnknownUnit {
+        index: usize,
+        id: String,
+        scenario: String,
+    },
     #[error("pieces[{second}]: id {id:?} is already placed by pieces[{first}]")]
-    Duplicate { id: String, first: usize, second: usize },
+    Duplicate {
+        id: String,
+        first: usize,
+        second: usize,
+    },
     #[error("pieces[{index}] ({id}): {field} is not a finite number")]
-    NotFinite { index: usize, id: String, field: &'static str },
+    NotFinite {
+        index: usize,
+        id: String,
+        field: &'static str,
+    },
     #[error("{path}: {source}")]
-    Parse { path: String, source: serde_json::Error },
+    Parse {
+        path: String,
+        source: serde_json::Error,
+    },
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// Read a state file (`{"pieces":[...]}`) and put it on the scenario's table.
 pub fn load_state(scenario: &Scenario, path: &Path) -> Result<TableState, TableError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| TableError::Io { path: shown.clone(), source })?;
-    let file: StateFile =
-        serde_json::from_str(&text).map_err(|source| TableError::Parse { path: shown, source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| TableError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let file: StateFile = serde_json::from_str(&text).map_err(|source| TableError::Parse {
+        path: shown,
+        source,
+    })?;
     scenario.table(&file.pieces)
 }

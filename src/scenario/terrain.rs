@@ -35,13 +35,19 @@ pub enum TerrainKind {
 impl TerrainKind {
     /// "Woods, buildings and hills block line of sight" [3.2].
     pub fn blocks_sight(self) -> bool {
-        matches!(self, TerrainKind::Woods | TerrainKind::Buildings | TerrainKind::Hill)
+        matches!(
+            self,
+            TerrainKind::Woods | TerrainKind::Buildings | TerrainKind::Hill
+        )
     }
 
     /// Types a unit "is in" for the majority rule. Roads, bridges and fords are passages
     /// over other terrain, crests are lines, so none of them is a place to be "in".
     pub fn is_occupiable(self) -> bool {
-        !matches!(self, TerrainKind::Crest | TerrainKind::Road | TerrainKind::Bridge | TerrainKind::Ford)
+        !matches!(
+            self,
+            TerrainKind::Crest | TerrainKind::Road | TerrainKind::Bridge | TerrainKind::Ford
+        )
     }
 
     /// Which geometry a feature of this type may have.
@@ -145,60 +151,122 @@ impl Terrain {
         };
         let collection: RawCollection = serde_json::from_str(text).map_err(|e| json_err(e, 0))?;
         if collection.kind != "FeatureCollection" {
-            return Err(ScenarioError::new(path, Some(1), Some("type".into()), format!("expected \"FeatureCollection\", got {:?}", collection.kind)));
+            return Err(ScenarioError::new(
+                path,
+                Some(1),
+                Some("type".into()),
+                format!("expected \"FeatureCollection\", got {:?}", collection.kind),
+            ));
         }
         let mut features = Vec::with_capacity(collection.features.len());
         for (index, raw) in collection.features.iter().enumerate() {
             let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
             let first_line = line_of(text, start);
             let at = |field: &str, message: String| {
-                ScenarioError::new(path, Some(first_line), Some(format!("features[{index}].{field}")), message)
+                ScenarioError::new(
+                    path,
+                    Some(first_line),
+                    Some(format!("features[{index}].{field}")),
+                    message,
+                )
             };
             let f: RawFeature = serde_json::from_str(raw.get()).map_err(|e| {
-                ScenarioError::new(path, Some(first_line + e.line() - 1), Some(format!("features[{index}]")), e.to_string())
+                ScenarioError::new(
+                    path,
+                    Some(first_line + e.line() - 1),
+                    Some(format!("features[{index}]")),
+                    e.to_string(),
+                )
             })?;
             if f.kind != "Feature" {
-                return Err(at("type", format!("expected \"Feature\", got {:?}", f.kind)));
+                return Err(at(
+                    "type",
+                    format!("expected \"Feature\", got {:?}", f.kind),
+                ));
             }
             let p = f.properties;
             let kind = p.terrain;
             if !kind.accepts(f.geometry.kind) {
-                return Err(at("geometry.type", format!("{kind:?} cannot be a {:?}", f.geometry.kind)));
+                return Err(at(
+                    "geometry.type",
+                    format!("{kind:?} cannot be a {:?}", f.geometry.kind),
+                ));
             }
             let level = match (kind, p.level) {
                 (TerrainKind::Hill, Some(l)) if l >= 1 => l,
-                (TerrainKind::Hill, _) => return Err(at("properties.level", "a hill needs a level of 1 or more".into())),
-                (_, Some(_)) => return Err(at("properties.level", format!("only hills have a level, not {kind:?}"))),
+                (TerrainKind::Hill, _) => {
+                    return Err(at(
+                        "properties.level",
+                        "a hill needs a level of 1 or more".into(),
+                    ));
+                }
+                (_, Some(_)) => {
+                    return Err(at(
+                        "properties.level",
+                        format!("only hills have a level, not {kind:?}"),
+                    ));
+                }
                 (_, None) => 0,
             };
             if kind == TerrainKind::Hill && p.id.is_none() {
-                return Err(at("properties.id", "a hill needs an id for its crest to name".into()));
+                return Err(at(
+                    "properties.id",
+                    "a hill needs an id for its crest to name".into(),
+                ));
             }
             if (kind == TerrainKind::Crest) != p.hill.is_some() {
-                return Err(at("properties.hill", "a crest names its hill with \"hill\", and only a crest does".into()));
+                return Err(at(
+                    "properties.hill",
+                    "a crest names its hill with \"hill\", and only a crest does".into(),
+                ));
             }
             let coords = &f.geometry.coordinates;
             let (area, line) = match f.geometry.kind {
-                GeometryType::Polygon => (MultiPolygon(vec![polygon(coords).map_err(|m| at("geometry.coordinates", m))?]), None),
+                GeometryType::Polygon => (
+                    MultiPolygon(vec![
+                        polygon(coords).map_err(|m| at("geometry.coordinates", m))?,
+                    ]),
+                    None,
+                ),
                 GeometryType::MultiPolygon => {
-                    let parts = coords.as_array().ok_or_else(|| at("geometry.coordinates", "a MultiPolygon is an array of polygons".into()))?;
-                    let polys = parts.iter().map(polygon).collect::<Result<Vec<_>, _>>().map_err(|m| at("geometry.coordinates", m))?;
+                    let parts = coords.as_array().ok_or_else(|| {
+                        at(
+                            "geometry.coordinates",
+                            "a MultiPolygon is an array of polygons".into(),
+                        )
+                    })?;
+                    let polys = parts
+                        .iter()
+                        .map(polygon)
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|m| at("geometry.coordinates", m))?;
                     (MultiPolygon(polys), None)
                 }
                 GeometryType::LineString => {
                     let ls = line_string(coords).map_err(|m| at("geometry.coordinates", m))?;
                     if ls.0.len() < 2 {
-                        return Err(at("geometry.coordinates", "a line needs at least two points".into()));
+                        return Err(at(
+                            "geometry.coordinates",
+                            "a line needs at least two points".into(),
+                        ));
                     }
                     let area = if kind == TerrainKind::Crest {
                         if p.width_in.is_some() {
-                            return Err(at("properties.width_in", "a crest is a line and has no width".into()));
+                            return Err(at(
+                                "properties.width_in",
+                                "a crest is a line and has no width".into(),
+                            ));
                         }
                         MultiPolygon(vec![])
                     } else {
                         match p.width_in {
                             Some(w) if w.is_finite() && w > 0.0 => ls.buffer(w / 2.0),
-                            _ => return Err(at("properties.width_in", format!("a {kind:?} drawn as a line needs a positive width_in")))?,
+                            _ => {
+                                return Err(at(
+                                    "properties.width_in",
+                                    format!("a {kind:?} drawn as a line needs a positive width_in"),
+                                ))?;
+                            }
                         }
                     };
                     (area, Some(ls))
@@ -206,10 +274,23 @@ impl Terrain {
             };
             let bbox = match (&line, area.bounding_rect()) {
                 (_, Some(r)) => r,
-                (Some(l), None) => l.bounding_rect().expect("a line of two or more points has a bounding box"),
-                (None, None) => return Err(at("geometry.coordinates", "the feature has no area".into())),
+                (Some(l), None) => l
+                    .bounding_rect()
+                    .expect("a line of two or more points has a bounding box"),
+                (None, None) => {
+                    return Err(at("geometry.coordinates", "the feature has no area".into()));
+                }
             };
-            features.push(TerrainFeature { kind, id: p.id, name: p.name, level, area, line, hill: p.hill, bbox });
+            features.push(TerrainFeature {
+                kind,
+                id: p.id,
+                name: p.name,
+                level,
+                area,
+                line,
+                hill: p.hill,
+                bbox,
+            });
         }
         let hill_ids: HashMap<&str, usize> = features
             .iter()
@@ -221,8 +302,14 @@ impl Terrain {
             if let Some(h) = &f.hill
                 && !hill_ids.contains_key(h.as_str())
             {
-                let start = collection.features[index].get().as_ptr() as usize - text.as_ptr() as usize;
-                return Err(ScenarioError::new(path, Some(line_of(text, start)), Some(format!("features[{index}].properties.hill")), format!("no hill has id {h:?}")));
+                let start =
+                    collection.features[index].get().as_ptr() as usize - text.as_ptr() as usize;
+                return Err(ScenarioError::new(
+                    path,
+                    Some(line_of(text, start)),
+                    Some(format!("features[{index}].properties.hill")),
+                    format!("no hill has id {h:?}"),
+                ));
             }
         }
         let source = serde_json::from_str(text).map_err(|e| json_err(e, 0))?;
@@ -249,20 +336,29 @@ fn coord(v: &serde_json::Value) -> Result<Coord<f64>, String> {
 }
 
 fn line_string(v: &serde_json::Value) -> Result<LineString<f64>, String> {
-    let points = v.as_array().ok_or_else(|| format!("expected an array of positions, got {v}"))?;
-    Ok(LineString(points.iter().map(coord).collect::<Result<_, _>>()?))
+    let points = v
+        .as_array()
+        .ok_or_else(|| format!("expected an array of positions, got {v}"))?;
+    Ok(LineString(
+        points.iter().map(coord).collect::<Result<_, _>>()?,
+    ))
 }
 
 fn ring(v: &serde_json::Value) -> Result<LineString<f64>, String> {
     let ls = line_string(v)?;
     if ls.0.len() < 4 || ls.0.first() != ls.0.last() {
-        return Err("a polygon ring needs at least four positions and must end where it starts".into());
+        return Err(
+            "a polygon ring needs at least four positions and must end where it starts".into(),
+        );
     }
     Ok(ls)
 }
 
 fn polygon(v: &serde_json::Value) -> Result<Polygon<f64>, String> {
-    let rings = v.as_array().filter(|r| !r.is_empty()).ok_or_else(|| "a polygon is a non-empty array of rings".to_string())?;
+    let rings = v
+        .as_array()
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| "a polygon is a non-empty array of rings".to_string())?;
     let exterior = ring(&rings[0])?;
     let holes = rings[1..].iter().map(ring).collect::<Result<_, _>>()?;
     Ok(Polygon::new(exterior, holes))
@@ -291,7 +387,10 @@ mod tests {
         assert!((t.features[0].area.unsigned_area() - 12.0).abs() < 1e-9);
         // A 10 in road 0.5 in wide with round caps: 5 + pi * 0.25^2.
         let road = t.features[1].area.unsigned_area();
-        assert!((road - (5.0 + std::f64::consts::PI * 0.0625)).abs() < 0.01, "{road}");
+        assert!(
+            (road - (5.0 + std::f64::consts::PI * 0.0625)).abs() < 0.01,
+            "{road}"
+        );
     }
 
     #[test]
@@ -300,7 +399,11 @@ mod tests {
         let e = parse(&bad).unwrap_err();
         assert_eq!(e.line, Some(2));
         assert_eq!(e.field.as_deref(), Some("features[0]"));
-        assert!(e.message.contains("unknown variant `wood`"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown variant `wood`"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
@@ -310,7 +413,10 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("features[0].geometry.coordinates"));
         let bad = WOODS.replace(",\"width_in\":0.5", "");
         let e = parse(&bad).unwrap_err();
-        assert_eq!((e.line, e.field.as_deref()), (Some(4), Some("features[1].properties.width_in")));
+        assert_eq!(
+            (e.line, e.field.as_deref()),
+            (Some(4), Some("features[1].properties.width_in"))
+        );
     }
 
     #[test]
@@ -320,7 +426,10 @@ mod tests {
 {"type":"Feature","properties":{"terrain":"crest","hill":"h2"},"geometry":{"type":"LineString","coordinates":[[0,2],[4,2]]}}
 ]}"#;
         let e = parse(text).unwrap_err();
-        assert_eq!((e.line, e.field.as_deref()), (Some(3), Some("features[1].properties.hill")));
+        assert_eq!(
+            (e.line, e.field.as_deref()),
+            (Some(3), Some("features[1].properties.hill"))
+        );
         let t = parse(&text.replace("\"h2\"", "\"h1\"")).unwrap();
         assert_eq!(t.crest_of("h1").unwrap().0.len(), 2);
     }
