@@ -5,7 +5,11 @@ mod cli;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "aide", version, about = "A webcam companion for the Pub Battles table")]
+#[command(
+    name = "aide",
+    version,
+    about = "A webcam companion for the Pub Battles table"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -13,7 +17,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Every measuring question for every piece of a table state.
     Check(cli::check::Args),
+    /// Whether one move is allowed, and what it cost.
+    Move(cli::move_piece::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -23,5 +30,6 @@ fn main() -> anyhow::Result<()> {
         .init();
     match Cli::parse().command {
         Command::Check(args) => cli::check::run(args),
+        Command::Move(args) => cli::move_piece::run(args),
     }
 }
