@@ -90,10 +90,10 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
     } else {
         "command"
     };
-    let hill = if p.hill_level > 0 {
-        format!(" on hill level {}", p.hill_level)
-    } else {
-        String::new()
+    let hill = match (p.hill_level, p.terrain.as_str()) {
+        (0, _) => String::new(),
+        (level, "hill") => format!(" (level {level})"),
+        (level, _) => format!(" on a hill (level {level})"),
     };
     let cover = p
         .cover

@@ -87,10 +87,7 @@ pub fn edge_contact(
 
 /// The best touching edge pair between two footprints, if any.
 pub fn contact(rules: &PubBattles, a: &Footprint, b: &Footprint) -> Option<Contact> {
-    let reach = (a.frontage_in.hypot(a.depth_in) + b.frontage_in.hypot(b.depth_in)) / 2.0
-        + rules.options.contact_gap_in;
-    let d = a.center - b.center;
-    if d.x.hypot(d.y) > reach {
+    if !a.may_be_within(b, rules.options.contact_gap_in) {
         return None;
     }
     EDGES
@@ -148,14 +145,11 @@ pub fn flanked_by(
     if !defender.kind.is_combat() && defender.kind != UnitKind::SupplyTrain {
         return Vec::new();
     }
-    if occupancy(rules, &scenario.terrain, &defender.footprint).kind == Some(TerrainKind::Buildings)
-    {
-        return Vec::new();
-    }
     let touching = contacts[i].iter().map(|&j| &table.pieces[j]);
-    match rules.variant {
+    let flankers: Vec<String> = match rules.variant {
         Variant::V32 => {
-            let column = road_column(rules, &scenario.terrain, defender).is_some();
+            let column = !contacts[i].is_empty()
+                && road_column(rules, &scenario.terrain, defender).is_some();
             touching
                 .filter(|a| column || is_behind_front_line(&defender.footprint, a.footprint.center))
                 .map(|a| a.id.clone())
@@ -171,19 +165,23 @@ pub fn flanked_by(
             .collect(),
         Variant::QuickStart => {
             let touching: Vec<&Piece> = touching.collect();
-            if touching.len() > 1 {
-                return touching.iter().map(|a| a.id.clone()).collect();
-            }
+            let from_rear = |a: &&Piece| {
+                contact(rules, &defender.footprint, &a.footprint)
+                    .is_some_and(|c| c.edge_a == Edge::Rear)
+            };
+            let several = touching.len() > 1;
             touching
                 .into_iter()
-                .filter(|a| {
-                    contact(rules, &defender.footprint, &a.footprint)
-                        .is_some_and(|c| c.edge_a == Edge::Rear)
-                })
+                .filter(|a| several || from_rear(a))
                 .map(|a| a.id.clone())
                 .collect()
         }
-    }
+    };
+    // Checked last: the terrain query costs more than finding no attacker.
+    let in_buildings = !flankers.is_empty()
+        && occupancy(rules, &scenario.terrain, &defender.footprint).kind
+            == Some(TerrainKind::Buildings);
+    if in_buildings { Vec::new() } else { flankers }
 }
 
 /// Whether `supporter` may support `lead` by kind.
@@ -214,7 +212,11 @@ pub fn support_for<'t>(
         .pieces
         .iter()
         .filter(|p| {
-            p.side == lead.side && p.id != lead.id && may_support(rules.variant, p.kind, lead.kind)
+            p.side == lead.side
+                && p.id != lead.id
+                && may_support(rules.variant, p.kind, lead.kind)
+                && p.footprint
+                    .may_be_within(&lead.footprint, rules.options.contact_gap_in)
         })
         .filter_map(|p| {
             edge_contact(

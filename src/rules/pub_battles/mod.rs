@@ -150,6 +150,37 @@ impl RuleSet for PubBattles {
                     .and_then(|s| table.pieces.iter().position(|q| q.id == s.id))
             })
             .collect();
+        // Distance and sight once per unordered enemy pair: sight is symmetric here
+        // (centre to centre, the 3/8 in allowance and the hill rule at either end).
+        let n = table.pieces.len();
+        let mut distance = vec![f64::INFINITY; n * n];
+        let mut sees = vec![false; n * n];
+        for i in 0..n {
+            for j in (i + 1)..n {
+                let (a, b) = (&table.pieces[i], &table.pieces[j]);
+                if !enemies(a, b)
+                    || !a
+                        .footprint
+                        .may_be_within(&b.footprint, measures.sight_range_in)
+                {
+                    continue;
+                }
+                let d = edge_distance(&polygons[i], &polygons[j]);
+                let visible = d <= measures.sight_range_in
+                    && sight::sight_between(
+                        self,
+                        scenario,
+                        table,
+                        (a, occupancies[i].hill_level),
+                        (b, occupancies[j].hill_level),
+                    )
+                    .can_see;
+                for (x, y) in [(i, j), (j, i)] {
+                    distance[x * n + y] = d;
+                    sees[x * n + y] = visible;
+                }
+            }
+        }
         let pieces = table
             .pieces
             .iter()
@@ -164,18 +195,18 @@ impl RuleSet for PubBattles {
                     if i == j || !enemies(piece, other) {
                         continue;
                     }
-                    let distance = edge_distance(&polygons[i], &polygons[j]);
-                    if distance < third_foot {
+                    let d = distance[i * n + j];
+                    if d < third_foot {
                         enemies_near.push(other.id.clone());
                     }
-                    if distance <= measures.sight_range_in
-                        && line_of_sight(self, scenario, table, piece, other).can_see
-                    {
+                    if sees[i * n + j] {
                         can_see.push(other.id.clone());
                     }
-                    if distance <= measures.fof_depth_in
+                    if d <= measures.fof_depth_in
                         && let Some(fraction) =
-                            in_field_of_fire(self, scenario, table, other, piece)
+                            fire::fire_given_sight(self, scenario, table, other, piece, || {
+                                sees[i * n + j]
+                            })
                     {
                         fof_detail.push(FofEntry {
                             id: other.id.clone(),

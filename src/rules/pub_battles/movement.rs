@@ -14,7 +14,7 @@
 //! (turn, move, turn), one of which costs 1/3. Entering or leaving column costs 1/3; the
 //! x2 applies when the piece starts and ends in column on the same road.
 
-use geo::{Area, BooleanOps, BoundingRect, Contains, Intersects, Line, Point};
+use geo::{BoundingRect, Contains, Intersects, Line, MultiPolygon, Point};
 
 use super::command::command_range;
 use super::contact::contact;
@@ -162,8 +162,7 @@ pub fn check_move(
                         let mid = Point::from(path.start + path.delta() * ((iv.t0 + iv.t1) / 2.0));
                         !crossings.iter().any(|c| c.area.contains(&mid))
                     });
-                let end_in_river =
-                    end_poly.intersection(&f.area).unsigned_area() > 0.5 * moved.footprint.area();
+                let end_in_river = moved.footprint.fraction_inside(&f.area) > 0.5;
                 if unbridged || end_in_river {
                     problems.push(format!(
                         "{name}: rivers are crossed only at bridges and fords"
@@ -239,7 +238,11 @@ pub fn check_move(
         }
         if !other.kind.is_hq()
             && !piece.kind.is_hq()
-            && end_poly.intersection(&other_poly).unsigned_area() > 0.01
+            && moved
+                .footprint
+                .fraction_inside(&MultiPolygon(vec![other_poly.clone()]))
+                * moved.footprint.area()
+                > 0.01
         {
             problems.push(format!("pieces do not stack: ends on top of {}", other.id));
         }

@@ -32,6 +32,25 @@ pub fn line_of_sight(
     viewer: &Piece,
     target: &Piece,
 ) -> SightVerdict {
+    let level = |p: &Piece| occupancy(rules, &scenario.terrain, &p.footprint).hill_level;
+    sight_between(
+        rules,
+        scenario,
+        table,
+        (viewer, level(viewer)),
+        (target, level(target)),
+    )
+}
+
+/// [`line_of_sight`] for pieces whose hill levels are already known: a whole-table
+/// check computes each piece's terrain once, not once per pair.
+pub(super) fn sight_between(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    table: &TableState,
+    (viewer, viewer_level): (&Piece, u8),
+    (target, target_level): (&Piece, u8),
+) -> SightVerdict {
     let range_in = scenario.measures.foot_move_in;
     let distance_in = edge_distance(&viewer.footprint.polygon(), &target.footprint.polygon());
     let mut verdict = SightVerdict {
@@ -55,8 +74,8 @@ pub fn line_of_sight(
     let terrain = &scenario.terrain;
     let ends = SightEnds {
         line: Line::new(viewer.footprint.center, target.footprint.center),
-        viewer_level: occupancy(rules, terrain, &viewer.footprint).hill_level,
-        target_level: occupancy(rules, terrain, &target.footprint).hill_level,
+        viewer_level,
+        target_level,
     };
     let length = ends.length();
     let bbox = ends.line.bounding_rect();

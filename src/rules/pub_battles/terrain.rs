@@ -1,8 +1,6 @@
 //! What a piece stands in: the majority rule, hill level, cover and road column.
 
-use geo::{
-    Area, BooleanOps, BoundingRect, Contains, Coord, Distance, Euclidean, Intersects, Point, Rect,
-};
+use geo::{BoundingRect, Contains, Coord, Distance, Euclidean, Intersects, Point, Rect};
 use serde::Serialize;
 
 use super::PubBattles;
@@ -74,7 +72,6 @@ pub(super) fn near<'t>(
 pub fn occupancy(rules: &PubBattles, terrain: &Terrain, footprint: &Footprint) -> Occupancy {
     let poly = footprint.polygon();
     let bbox = poly.bounding_rect().expect("a footprint has four corners");
-    let area = footprint.area();
     let mut fractions: Vec<(TerrainKind, f64)> = Vec::new();
     let mut best: Option<(&TerrainFeature, f64)> = None;
     let mut hill_level = 0;
@@ -82,7 +79,7 @@ pub fn occupancy(rules: &PubBattles, terrain: &Terrain, footprint: &Footprint) -
         if !f.kind.is_occupiable() || !f.area.intersects(&poly) {
             continue;
         }
-        let fraction = (poly.intersection(&f.area).unsigned_area() / area).min(1.0);
+        let fraction = footprint.fraction_inside(&f.area);
         match fractions.iter_mut().find(|(k, _)| *k == f.kind) {
             Some((_, total)) => *total = (*total + fraction).min(1.0),
             None => fractions.push((f.kind, fraction)),
@@ -132,7 +129,7 @@ pub fn road_column<'t>(
     near(terrain, &bbox)
         .filter(|f| f.kind == TerrainKind::Road)
         .find(|road| {
-            let on_road = poly.intersection(&road.area).unsigned_area() / fp.area();
+            let on_road = fp.fraction_inside(&road.area);
             if !rules.is_majority(on_road) {
                 return false;
             }
