@@ -36,6 +36,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// An enum as it is spelled in files and JSON ("pub-battles-3.2", "infantry").
+fn label<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 fn list(ids: &[String]) -> String {
     if ids.is_empty() {
         "none".into()
@@ -50,9 +58,9 @@ pub fn for_a_person(scenario: &Scenario, report: &TableReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} ({:?}): foot move {:.2} in, mounted move {:.2} in; command range {:.2} in, field of fire {:.2} in deep, sight {:.2} in\n",
+        "{} ({}): foot move {:.2} in, mounted move {:.2} in; command range {:.2} in, field of fire {:.2} in deep, sight {:.2} in\n",
         scenario.name,
-        report.rules,
+        label(&report.rules),
         m.foot_move_in,
         m.mounted_move_in,
         m.command_range_in,
@@ -70,10 +78,18 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
         .unit(&p.id)
         .map_or(p.id.as_str(), |u| u.name.as_str());
     let mut s = format!(
-        "{} — {name} ({:?}, {:?}, {:?})\n",
-        p.id, p.side, p.kind, p.status
-    )
-    .replace('"', "");
+        "{} — {name} ({}, {}, {})\n",
+        p.id,
+        p.side,
+        label(&p.kind),
+        label(&p.status)
+    );
+    let hq = p.kind == aide::table::UnitKind::Hq;
+    let what = if hq {
+        "army commander's range"
+    } else {
+        "command"
+    };
     let hill = if p.hill_level > 0 {
         format!(" on hill level {}", p.hill_level)
     } else {
@@ -86,17 +102,21 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
     let _ = writeln!(s, "  terrain: {}{hill}{cover}", p.terrain);
     match (p.in_command, p.command_margin_in, &p.commanded_by) {
         (Some(true), Some(m), Some(hq)) => {
-            let _ = writeln!(s, "  command: in command of {hq} by {m:.2} in");
+            let _ = writeln!(s, "  {what}: in range of {hq} by {m:.2} in");
         }
         (Some(false), Some(m), Some(hq)) => {
             let _ = writeln!(
                 s,
-                "  command: OUT of command, {:.2} in beyond {hq}'s range",
+                "  {what}: OUT of range, {:.2} in beyond {hq}'s range",
                 -m
             );
         }
         (Some(_), _, _) => {
-            let _ = writeln!(s, "  command: OUT of command, its HQ is not on the table");
+            let _ = writeln!(
+                s,
+                "  {what}: OUT of range, {} not on the table",
+                if hq { "the army HQ is" } else { "its HQ is" }
+            );
         }
         (None, _, _) => {}
     }

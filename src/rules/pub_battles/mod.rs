@@ -113,6 +113,12 @@ impl PubBattles {
     }
 }
 
+/// Reported lengths are rounded to 1/10000 in: far below what a player can measure,
+/// and free of float noise such as 0.020000000000000018.
+pub fn round_in(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
 fn enemies(a: &Piece, b: &Piece) -> bool {
     a.side != b.side
 }
@@ -173,7 +179,7 @@ impl RuleSet for PubBattles {
                     {
                         fof_detail.push(FofEntry {
                             id: other.id.clone(),
-                            fraction_inside: fraction,
+                            fraction_inside: (fraction * 1e4).round() / 1e4,
                         });
                     }
                 }
@@ -196,7 +202,7 @@ impl RuleSet for PubBattles {
                     hill_level: occ.hill_level,
                     cover: occ.cover().map(str::to_owned),
                     in_command: command.as_ref().map(|c| c.in_command),
-                    command_margin_in: command.as_ref().and_then(|c| c.margin_in),
+                    command_margin_in: command.as_ref().and_then(|c| c.margin_in).map(round_in),
                     commanded_by: command.as_ref().and_then(|c| c.hq.clone()),
                     in_fof_of: fof_detail.iter().map(|f| f.id.clone()).collect(),
                     fof_detail,

@@ -215,7 +215,7 @@ fn woods_on_a_hill_is_one_cover_not_two() {
     let r1 = c.report("r1");
     assert_eq!(
         (r1.terrain.as_str(), r1.hill_level, r1.cover),
-        ("hill".into(), 1, None)
+        ("hill", 1, None)
     );
 }
 
