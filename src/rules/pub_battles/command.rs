@@ -159,7 +159,8 @@ pub fn rally(
         ),
         _ => (
             false,
-            "no unpacked friendly supply train on the table".to_owned(),
+            "no unpacked friendly supply train on the table (a train lying flat is unpacked)"
+                .to_owned(),
         ),
     };
     let (possible, reason) = if piece.status == Status::Fresh {
