@@ -7,8 +7,11 @@
 //! hill IF you are closer to those blocking objects than to the target." [3.2]
 //! "You can spot units up to 1 full foot move in your Line of Sight in clear weather."
 //!
-//! Readings (DIGEST ⚠): sight runs from the viewer's footprint centre to the target's;
-//! the 3/8 in allowance applies at either end, so sight is symmetric; "closer to those
+//! Readings (DIGEST ⚠): sight runs along the line between the two footprint centres;
+//! woods and buildings count only between the two footprints, and up to 3/8 in of them
+//! next to either piece does not block (a piece whose near edge is within 3/8 in of
+//! the wood's edge is seen; a garrison near a village's edge sees out), so sight is
+//! symmetric; "closer to those
 //! blocking objects than the target" compares, along the sight line, the higher piece's
 //! distance to the blocker with the other piece's; in 3.0, "pieces block".
 
@@ -72,10 +75,17 @@ pub(super) fn sight_between(
         return verdict;
     }
     let terrain = &scenario.terrain;
+    let line = Line::new(viewer.footprint.center, target.footprint.center);
     let ends = SightEnds {
-        line: Line::new(viewer.footprint.center, target.footprint.center),
+        line,
         viewer_level,
         target_level,
+        viewer_exit: inside_intervals(line, &viewer.footprint.polygon())
+            .first()
+            .map_or(0.0, |iv| iv.t1),
+        target_entry: inside_intervals(line, &target.footprint.polygon())
+            .last()
+            .map_or(1.0, |iv| iv.t0),
     };
     let length = ends.length();
     let bbox = ends.line.bounding_rect();
@@ -132,6 +142,10 @@ struct SightEnds {
     line: Line<f64>,
     viewer_level: u8,
     target_level: u8,
+    /// Where the line leaves the viewer's footprint and enters the target's, as
+    /// fractions of its length.
+    viewer_exit: f64,
+    target_entry: f64,
 }
 
 impl SightEnds {
@@ -180,15 +194,21 @@ fn woods_block(
     let mut seen_over = None;
     for poly in &feature.area.0 {
         for iv in inside_intervals(ends.line, poly) {
-            let depth = (iv.t1 - iv.t0) * length;
-            let at_viewer = iv.t0 <= 1e-9;
-            let at_target = iv.t1 >= 1.0 - 1e-9;
+            // Only the stretch between the two footprints counts: sight starts at the
+            // viewer's edge and reaches the target's near edge.
+            let (t0, t1) = (iv.t0.max(ends.viewer_exit), iv.t1.min(ends.target_entry));
+            if t1 <= t0 {
+                continue;
+            }
+            let depth = (t1 - t0) * length;
+            let at_viewer = t0 <= ends.viewer_exit + 1e-9;
+            let at_target = t1 >= ends.target_entry - 1e-9;
             if (at_viewer || at_target) && depth <= see_into + 1e-9 {
                 continue;
             }
-            let at = ends.point(iv.t0);
-            let level = elevation_at(&scenario.terrain, ends.point((iv.t0 + iv.t1) / 2.0));
-            if !at_viewer && !at_target && ends.overlooks(level, iv.t0, iv.t1) {
+            let at = ends.point(t0);
+            let level = elevation_at(&scenario.terrain, ends.point((t0 + t1) / 2.0));
+            if !at_viewer && !at_target && ends.overlooks(level, t0, t1) {
                 seen_over = Some(Blocking::SeenOver(blocker(
                     feature,
                     at,

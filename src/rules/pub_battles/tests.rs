@@ -290,10 +290,17 @@ impl Case {
 #[test]
 fn sight_reaches_three_eighths_into_woods() {
     // Square Wood's lower edge is y = 8; the viewer stands below at y = 11. A target
-    // whose centre is d inside the wood is visible when d <= 0.375.
-    let c = v32(&[at("r1", 6.0, 11.0, 0.0), at("b1", 6.0, 8.0 - 0.355, 180.0)]);
+    // whose near edge is d inside the wood (centre 8 - d - 0.1875) is visible when
+    // d <= 0.375.
+    let c = v32(&[
+        at("r1", 6.0, 11.0, 0.0),
+        at("b1", 6.0, 8.0 - 0.355 - 0.1875, 180.0),
+    ]);
     assert!(c.sees("r1", "b1").can_see);
-    let c = v32(&[at("r1", 6.0, 11.0, 0.0), at("b1", 6.0, 8.0 - 0.395, 180.0)]);
+    let c = v32(&[
+        at("r1", 6.0, 11.0, 0.0),
+        at("b1", 6.0, 8.0 - 0.395 - 0.1875, 180.0),
+    ]);
     let v = c.sees("r1", "b1");
     assert!(!v.can_see);
     let b = v.blocked_by.unwrap();
@@ -303,6 +310,9 @@ fn sight_reaches_three_eighths_into_woods() {
     );
     // Symmetric: the piece in the wood cannot see out either.
     assert!(!c.sees("b1", "r1").can_see);
+    // A block whose front edge pokes into the wood is not blocked by its own edge.
+    let c = v32(&[at("r1", 6.0, 8.1, 0.0), at("b1", 6.0, 11.0, 180.0)]);
+    assert!(c.sees("r1", "b1").can_see);
 }
 
 #[test]
