@@ -731,3 +731,54 @@ fn ending_in_an_enemy_field_of_fire_without_attacking_is_flagged() {
         "{v:?}"
     );
 }
+
+#[test]
+fn red_can_attack_across_the_river_at_the_ford() {
+    // "Can Red attack across the river? Yes. Just move them forward as shown." [3.2]
+    // Blue waits on the north bank (y 14.7) just behind the Shallow Ford (x 10..11);
+    // Red, in command, walks straight over the ford into contact: 2.9 in, within the
+    // 3.5 in a move through difficult terrain allows.
+    let c = v32(&[
+        at("rh", 10.5, 17.5, 0.0),
+        at("r1", 10.5, 16.5, 0.0),
+        at("b1", 10.5, 13.225, 180.0),
+    ]);
+    let v = c.mv("r1", 10.5, 13.6, 0.0);
+    assert!(v.legal, "{v:?}");
+    assert!(
+        near(v.allowance_in, 3.5) && near(v.distance_in, 2.9),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn at_night_no_piece_may_approach_within_a_third_foot_move() {
+    let c = v32(&[at("r1", 20.0, 14.0, 0.0), at("b1", 20.0, 10.0, 180.0)]);
+    // Ending 1.70 in from the enemy (inside 1.75) is barred at night, fine by day.
+    let to = 10.0 + 0.375 + 1.70;
+    let night = check_move(
+        &c.rules,
+        &c.scenario,
+        &c.table,
+        c.piece("r1"),
+        Pose::new(20.0, to, 0.0),
+        Status::Fresh,
+        true,
+    );
+    assert!(
+        night.problems.iter().any(|p| p.contains("at night")),
+        "{night:?}"
+    );
+    assert!(c.mv("r1", 20.0, to, 0.0).problems.is_empty());
+    let to = 10.0 + 0.375 + 1.80;
+    let night = check_move(
+        &c.rules,
+        &c.scenario,
+        &c.table,
+        c.piece("r1"),
+        Pose::new(20.0, to, 0.0),
+        Status::Fresh,
+        true,
+    );
+    assert!(night.legal, "{night:?}");
+}
