@@ -12,3 +12,4 @@ pub mod model;
 pub mod rules;
 pub mod scenario;
 pub mod table;
+pub mod track;

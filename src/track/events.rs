@@ -1,0 +1,241 @@
+//! What happened between two stable table states, told as events that name units.
+//!
+//! The tracker hands over a stable [`TableState`] each time the table has been still
+//! long enough; the difference between the previous stable state and the new one is
+//! what the players did while their hands were over the table. This module turns that
+//! difference into [`Event`]s and judges every move with the rules, so the log says not
+//! only "the Guard moved 3.07 in" but also "…and that was 0.75 in too far".
+//!
+//! Only the two end states are known, never the path in between: a move is judged as
+//! the rules engine judges any move, along the straight line between the two centres
+//! (see `rules::pub_battles::movement`), against the table as it stood before. When
+//! several pieces moved between two stable states, each is judged as if it had moved
+//! first, with every other piece where it stood before.
+
+use geo::{Intersects, Line};
+use serde::{Deserialize, Serialize};
+
+use crate::geom::heading_difference;
+use crate::rules::{MoveVerdict, RuleSet, for_scenario};
+use crate::scenario::{Scenario, TerrainKind};
+use crate::table::{Piece, Pose, Status, TableState};
+
+/// Below both of these a piece has not moved: a hand brushing it, or the detector's
+/// noise between two frames. 0.05 in matches the rules engine's own "a centre has not
+/// moved"; 3 degrees is under the rules' 5 degree facing tolerance, so a real pivot is
+/// still reported while a block nudged square again is not.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stillness {
+    pub distance_in: f64,
+    pub facing_deg: f64,
+}
+
+impl Default for Stillness {
+    fn default() -> Self {
+        Self {
+            distance_in: 0.05,
+            facing_deg: 3.0,
+        }
+    }
+}
+
+/// One thing that happened on the table between two stable states.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// The piece changed place or facing. A piece that moved and also turned spent
+    /// (or fresh) gives a `Moved` followed by a `Flipped`.
+    Moved(Move),
+    /// Turned fresh or spent without leaving its place (a flip in place is not a move).
+    Flipped {
+        unit: String,
+        from: Status,
+        to: Status,
+    },
+    /// Gone from the table: eliminated or moved off the map edge.
+    Removed {
+        unit: String,
+        last_pose: Pose,
+        last_status: Status,
+    },
+    /// Appeared on the table: a reinforcement, or a unit brought back.
+    Added {
+        unit: String,
+        pose: Pose,
+        status: Status,
+    },
+}
+
+impl Event {
+    /// The unit the event is about.
+    pub fn unit(&self) -> &str {
+        match self {
+            Event::Moved(m) => &m.unit,
+            Event::Flipped { unit, .. }
+            | Event::Removed { unit, .. }
+            | Event::Added { unit, .. } => unit,
+        }
+    }
+
+    /// "moved", "flipped", "removed" or "added": the tag the JSON form carries.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Moved(_) => "moved",
+            Event::Flipped { .. } => "flipped",
+            Event::Removed { .. } => "removed",
+            Event::Added { .. } => "added",
+        }
+    }
+}
+
+/// A move, with what the rules said about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Move {
+    pub unit: String,
+    pub from: Pose,
+    pub to: Pose,
+    /// Centre to centre, in inches.
+    pub distance_in: f64,
+    /// The smallest turn between the two headings, in [0, 180] degrees.
+    pub facing_change_deg: f64,
+    /// Terrain the straight path or the end footprint touches, in map order.
+    pub terrain_crossed: Vec<TerrainCrossed>,
+    pub verdict: MoveCheck,
+}
+
+/// A terrain feature a move went through.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TerrainCrossed {
+    pub kind: TerrainKind,
+    pub id: Option<String>,
+    pub name: Option<String>,
+}
+
+/// The rules' verdict on a move, kept in the journal. It is the rules engine's
+/// [`MoveVerdict`] without the distance (the [`Move`] has it), in a form that can be
+/// read back from the journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveCheck {
+    pub legal: bool,
+    pub allowance_in: f64,
+    /// Allowance minus distance: negative when the piece went too far.
+    pub margin_in: f64,
+    pub costs: Vec<String>,
+    /// Rules the move broke (too far, attack out of command, through a river…).
+    pub problems: Vec<String>,
+    /// Rules the end position breaks unless the move was an attack.
+    pub warnings: Vec<String>,
+}
+
+impl From<MoveVerdict> for MoveCheck {
+    fn from(v: MoveVerdict) -> Self {
+        Self {
+            legal: v.legal,
+            allowance_in: v.allowance_in,
+            margin_in: v.margin_in,
+            costs: v.costs,
+            problems: v.problems,
+            warnings: v.warnings,
+        }
+    }
+}
+
+/// Derives events for one scenario: built once by the tracker, asked after every
+/// stable state.
+pub struct EventDeriver<'s> {
+    scenario: &'s Scenario,
+    rules: Box<dyn RuleSet>,
+    pub stillness: Stillness,
+}
+
+impl<'s> EventDeriver<'s> {
+    pub fn new(scenario: &'s Scenario) -> Self {
+        Self {
+            scenario,
+            rules: for_scenario(scenario),
+            stillness: Stillness::default(),
+        }
+    }
+
+    /// The events that turn `before` into `after`: moves (and flips) in the order the
+    /// pieces appear in `after`, then additions, then removals in `before`'s order.
+    /// `night` applies the night turn's limits to the moves.
+    pub fn events(&self, before: &TableState, after: &TableState, night: bool) -> Vec<Event> {
+        let mut events = Vec::new();
+        let mut added = Vec::new();
+        for now in &after.pieces {
+            let Some(was) = before.piece(&now.id) else {
+                added.push(Event::Added {
+                    unit: now.id.clone(),
+                    pose: now.pose,
+                    status: now.status,
+                });
+                continue;
+            };
+            if self.moved(was.pose, now.pose) {
+                events.push(Event::Moved(self.judge(before, was, now, night)));
+            }
+            if was.status != now.status {
+                events.push(Event::Flipped {
+                    unit: now.id.clone(),
+                    from: was.status,
+                    to: now.status,
+                });
+            }
+        }
+        events.extend(added);
+        events.extend(
+            before
+                .pieces
+                .iter()
+                .filter(|p| after.piece(&p.id).is_none())
+                .map(|p| Event::Removed {
+                    unit: p.id.clone(),
+                    last_pose: p.pose,
+                    last_status: p.status,
+                }),
+        );
+        events
+    }
+
+    fn moved(&self, from: Pose, to: Pose) -> bool {
+        let distance = (to.x_in - from.x_in).hypot(to.y_in - from.y_in);
+        distance >= self.stillness.distance_in
+            || heading_difference(from.heading_deg, to.heading_deg) >= self.stillness.facing_deg
+    }
+
+    fn judge(&self, before: &TableState, was: &Piece, now: &Piece, night: bool) -> Move {
+        let verdict =
+            self.rules
+                .check_move(self.scenario, before, was, now.pose, now.status, night);
+        Move {
+            unit: now.id.clone(),
+            from: was.pose,
+            to: now.pose,
+            distance_in: verdict.distance_in,
+            facing_change_deg: heading_difference(was.pose.heading_deg, now.pose.heading_deg),
+            terrain_crossed: self.terrain_crossed(was, now),
+            verdict: verdict.into(),
+        }
+    }
+
+    fn terrain_crossed(&self, was: &Piece, now: &Piece) -> Vec<TerrainCrossed> {
+        let path = Line::new(was.footprint.center, now.footprint.center);
+        let end = now.footprint.polygon();
+        self.scenario
+            .terrain
+            .features
+            .iter()
+            .filter(|f| match (&f.line, f.kind) {
+                // A crest has no area: crossing it is crossing its line.
+                (Some(line), TerrainKind::Crest) => line.intersects(&path),
+                _ => f.area.intersects(&path) || f.area.intersects(&end),
+            })
+            .map(|f| TerrainCrossed {
+                kind: f.kind,
+                id: f.id.clone(),
+                name: f.name.clone(),
+            })
+            .collect()
+    }
+}
