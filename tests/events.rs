@@ -344,3 +344,59 @@ fn events_survive_a_round_trip_through_json() {
     let back: Vec<Event> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, events);
 }
+
+#[test]
+fn dragoons_over_the_alder_and_windmill_knoll_name_every_feature_crossed() {
+    let s = demo();
+    let before = load_state(
+        &s,
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo/state.json"),
+    )
+    .unwrap();
+    let mut after: Vec<Placement> = before
+        .pieces
+        .iter()
+        .map(|p| {
+            at(
+                &p.id,
+                p.pose.x_in,
+                p.pose.y_in,
+                p.pose.heading_deg,
+                p.status,
+            )
+        })
+        .collect();
+    let drg = after.iter_mut().find(|p| p.id == "red-3-drg").unwrap();
+    drg.y_in = 8.9;
+    let events = EventDeriver::new(&s).events(&before, &table(&s, &after), false);
+    let m = only_move(&events);
+    // Straight north along x = 26.5 from y 16.9 to 8.9: 8 in. On the way: Ford Lane
+    // (y 14.70 there, between its points (26.224, 14.737) and (27.027, 14.618)), the
+    // Alder 2.4 in west of Ravens Ford, Windmill Knoll and its crest ((25.702, 9.636) to
+    // (28.619, 9.371): y 9.56 at x 26.5). The slope is difficult: dragoons move mounted,
+    // 7.5 - 2.5 = 5 in allowed, 3 in too far, and the river is no crossing.
+    assert!(close(m.distance_in, 8.0));
+    let names: Vec<&str> = m
+        .terrain_crossed
+        .iter()
+        .filter_map(|t| t.name.as_deref())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "River Alder",
+            "Windmill Knoll",
+            "Windmill Knoll crest",
+            "Ford Lane"
+        ]
+    );
+    assert!(close(m.verdict.allowance_in, 5.0));
+    assert!(close(m.verdict.margin_in, -3.0));
+    assert_eq!(
+        m.verdict.problems,
+        [
+            "River Alder: rivers are crossed only at bridges and fords",
+            "moves 8.00 in, 3.00 in more than its 5.00 in"
+        ]
+    );
+}

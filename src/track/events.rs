@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::geom::heading_difference;
 use crate::rules::{MoveVerdict, RuleSet, for_scenario};
-use crate::scenario::{Scenario, TerrainKind};
+use crate::scenario::{Scenario, TerrainFeature, TerrainKind};
 use crate::table::{Piece, Pose, Status, TableState};
 
 /// Below both of these a piece has not moved: a hand brushing it, or the detector's
@@ -234,8 +234,20 @@ impl<'s> EventDeriver<'s> {
             .map(|f| TerrainCrossed {
                 kind: f.kind,
                 id: f.id.clone(),
-                name: f.name.clone(),
+                name: f.name.clone().or_else(|| self.crest_name(f)),
             })
             .collect()
+    }
+
+    /// A crest is rarely named itself; "Windmill Knoll crest" says which one it was.
+    fn crest_name(&self, crest: &TerrainFeature) -> Option<String> {
+        let hill = crest.hill.as_deref()?;
+        self.scenario
+            .terrain
+            .features
+            .iter()
+            .find(|f| f.kind == TerrainKind::Hill && f.id.as_deref() == Some(hill))
+            .and_then(|f| f.name.as_ref())
+            .map(|name| format!("{name} crest"))
     }
 }
