@@ -8,6 +8,7 @@
 //! clockwise, in [0, 360).
 
 pub mod geom;
+pub mod journal;
 pub mod model;
 pub mod rules;
 pub mod scenario;

@@ -21,6 +21,8 @@ enum Command {
     Check(cli::check::Args),
     /// Whether one move is allowed, and what it cost.
     Move(cli::move_piece::Args),
+    /// The turn log of a game: record one from state files.
+    Log(cli::log::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -42,5 +44,6 @@ fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Check(args) => cli::check::run(args),
         Command::Move(args) => cli::move_piece::run(args),
+        Command::Log(args) => cli::log::run(args),
     }
 }

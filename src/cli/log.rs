@@ -1,0 +1,173 @@
+//! `aide log`: build a game's journal from state files.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use aide::journal::{self, Phase, Recorder};
+use aide::scenario::{Scenario, load_state};
+use aide::table::{Pose, TableState};
+use anyhow::{Context, bail};
+
+/// The turn log of a game.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: LogCommand,
+}
+
+#[derive(clap::Subcommand)]
+pub enum LogCommand {
+    /// Build a journal from state files, each a stable view of the table; the events
+    /// are derived between consecutive ones.
+    Record(RecordArgs),
+    /// Write stable states as fast as possible until killed, printing each committed
+    /// sequence number: what the crash test kills mid-write.
+    #[command(hide = true)]
+    Soak(SoakArgs),
+}
+
+#[derive(clap::Args)]
+pub struct RecordArgs {
+    #[arg(long)]
+    pub scenario: PathBuf,
+    /// The journal to write (created if missing, appended to otherwise). Default:
+    /// GAME.db in the user's data directory, GAME being the scenario file's name.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Begin this turn before recording (turns only go forward).
+    #[arg(long)]
+    pub turn: Option<u32>,
+    /// The turn begun with --turn is a night turn.
+    #[arg(long, requires = "turn")]
+    pub night: bool,
+    /// Begin an activation of this command (its id) before recording.
+    #[arg(long, conflicts_with = "combat")]
+    pub activate: Option<String>,
+    /// Begin the combat phase before recording.
+    #[arg(long)]
+    pub combat: bool,
+    /// State files in the order they were seen ({"pieces":[...]}, as `aide check` reads).
+    #[arg(required = true)]
+    pub states: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct SoakArgs {
+    #[arg(long)]
+    pub scenario: PathBuf,
+    #[arg(long)]
+    pub db: PathBuf,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        LogCommand::Record(r) => record(r),
+        LogCommand::Soak(s) => soak(s),
+    }
+}
+
+fn record(args: RecordArgs) -> anyhow::Result<()> {
+    let scenario = Scenario::load(&args.scenario)?;
+    // Every file is read and put on the table before the journal is touched: bad input
+    // is reported naming its file, and nothing is written.
+    let tables: Vec<(PathBuf, TableState)> = args
+        .states
+        .iter()
+        .map(|path| {
+            load_state(&scenario, path)
+                .map(|t| (path.clone(), t))
+                .with_context(|| format!("{}: not a state of {}", path.display(), scenario.name))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    if let Some(command) = &args.activate
+        && scenario.command(command).is_none()
+    {
+        bail!("--activate {command}: no such command in {}", scenario.name);
+    }
+    let db = match args.db {
+        Some(db) => db,
+        None => {
+            let game = args
+                .scenario
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "game".into());
+            journal::default_path(&game)?
+        }
+    };
+    let mut recorder = Recorder::open(&db, &scenario)?;
+    // One transaction for the whole call: a failure (or a kill) halfway leaves the
+    // journal as it was before.
+    let lines = recorder.atomically(|r| -> anyhow::Result<Vec<String>> {
+        let now = journal::now_ms();
+        if let Some(turn) = args.turn {
+            r.journal().begin_turn(turn, args.night, now)?;
+        }
+        if let Some(command) = &args.activate {
+            r.journal().begin_phase(
+                &Phase::Activation {
+                    command: command.clone(),
+                },
+                now,
+            )?;
+        } else if args.combat {
+            r.journal().begin_phase(&Phase::Combat, now)?;
+        }
+        let mut lines = Vec::new();
+        for (path, table) in &tables {
+            let line = match r.observe(table, journal::now_ms())? {
+                Some(rec) => format!(
+                    "#{} {}: {} event{}",
+                    rec.seq,
+                    path.display(),
+                    rec.events.len(),
+                    if rec.events.len() == 1 { "" } else { "s" }
+                ),
+                None => format!("{}: nothing moved, not recorded", path.display()),
+            };
+            lines.push(line);
+        }
+        Ok(lines)
+    })?;
+    for line in lines {
+        println!("{line}");
+    }
+    println!("journal: {}", db.display());
+    Ok(())
+}
+
+/// Shuttle the scenario's first unit 1 in forward and back for ever, each stable state
+/// committed on its own, its seq printed (and flushed) only after the commit returned.
+fn soak(args: SoakArgs) -> anyhow::Result<()> {
+    let scenario = Scenario::load(&args.scenario)?;
+    let mut recorder = Recorder::open(&args.db, &scenario)?;
+    let mut table = scenario.setup_table();
+    let Some(first) = table.pieces.first().map(|p| p.id.clone()) else {
+        bail!("{}: no unit has a setup pose", args.scenario.display());
+    };
+    let stdout = std::io::stdout();
+    for step in 0u64.. {
+        let piece = table
+            .pieces
+            .iter_mut()
+            .find(|p| p.id == first)
+            .expect("the unit stays on the table");
+        let dy = if step % 2 == 0 { -1.0 } else { 1.0 };
+        let pose = Pose::new(
+            piece.pose.x_in,
+            piece.pose.y_in + dy,
+            piece.pose.heading_deg,
+        );
+        let unit = scenario
+            .unit(&first)
+            .expect("setup units are the scenario's");
+        piece.pose = pose;
+        piece.footprint = scenario.footprint(unit, pose, piece.status);
+        if let Some(rec) = recorder.observe(&table, journal::now_ms())? {
+            let mut out = stdout.lock();
+            writeln!(out, "{}", rec.seq)?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,306 @@
+//! The journal on a real SQLite file: what goes in comes back, turns and draws keep
+//! their place, bad files are refused, and a kill mid-write loses nothing committed.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use aide::journal::{
+    DrawCategory, Journal, JournalError, Phase, Recorder, SCHEMA_VERSION, placements,
+};
+use aide::scenario::Scenario;
+use aide::table::{Placement, Status, TableState};
+use aide::track::Event;
+use serde_json::json;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn mini_path() -> PathBuf {
+    root().join("tests/fixtures/mini/scenario.toml")
+}
+
+fn mini() -> Scenario {
+    Scenario::load(&mini_path()).unwrap()
+}
+
+fn at(id: &str, x: f64, y: f64, heading: f64, status: Status) -> Placement {
+    Placement {
+        id: id.into(),
+        x_in: x,
+        y_in: y,
+        heading_deg: heading,
+        status,
+    }
+}
+
+/// The mini fixture's table with r2 placed at (x, y) facing north.
+fn mini_table(s: &Scenario, r2: (f64, f64)) -> TableState {
+    s.table(&[
+        at("rh", 10.0, 10.0, 0.0, Status::Fresh),
+        at("r1", 10.0, 12.855, 0.0, Status::Fresh),
+        at("r2", r2.0, r2.1, 0.0, Status::Fresh),
+        at("b1", 10.0, 11.0, 180.0, Status::Spent),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn states_events_turns_and_draws_come_back_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let s = mini();
+    let setup = mini_table(&s, (11.0, 14.0));
+    // r2 attacks b1 from (11, 14) to (10, 11.5625): 2.63465 in (see tests/events.rs),
+    // starting 1.125 in outside command range.
+    let attack = mini_table(&s, (10.0, 11.5625));
+    {
+        let mut rec = Recorder::open(&db, &s).unwrap();
+        let first = rec.observe(&setup, 1_000).unwrap().unwrap();
+        assert_eq!((first.seq, first.events.len()), (1, 0));
+        rec.journal().begin_turn(1, false, 2_000).unwrap();
+        rec.journal()
+            .begin_phase(
+                &Phase::Activation {
+                    command: "r-1".into(),
+                },
+                2_100,
+            )
+            .unwrap();
+        rec.journal()
+            .record_chit_draw("draw", &json!({"command": "r-1"}), 2_050)
+            .unwrap();
+        let second = rec.observe(&attack, 3_000).unwrap().unwrap();
+        assert_eq!(second.seq, 2);
+        rec.journal().begin_phase(&Phase::Combat, 3_500).unwrap();
+        rec.journal()
+            .record_roll("combat", &json!({"attacker": "r2", "dice": [6, 2]}), 3_600)
+            .unwrap();
+    }
+    let j = Journal::open(&db).unwrap();
+    let log = j.load().unwrap();
+    assert_eq!(log.schema_version, 1);
+    assert_eq!(log.game.scenario_name, "Test Table");
+    assert_eq!(log.game.rules, "pub-battles-3.2");
+    assert_eq!(log.game.scenario_sha256.len(), 64);
+    assert_eq!(
+        log.turns
+            .iter()
+            .map(|t| (t.turn, t.night))
+            .collect::<Vec<_>>(),
+        [(0, false), (1, false)]
+    );
+    assert_eq!(log.states.len(), 2);
+    assert_eq!((log.states[0].turn, log.states[1].turn), (0, 1));
+    assert_eq!(log.states[1].phase_id, Some(log.phases[0].id));
+    assert_eq!(log.states[1].state, placements(&attack));
+    assert_eq!(log.events.len(), 1);
+    let Event::Moved(m) = &log.events[0].event else {
+        panic!("{:?}", log.events)
+    };
+    assert_eq!((log.events[0].seq, m.unit.as_str()), (2, "r2"));
+    assert!((m.distance_in - 2.63465).abs() < 1e-4);
+    assert!((m.verdict.margin_in - 2.61535).abs() < 1e-4);
+    assert!(!m.verdict.legal);
+    assert_eq!(log.phases[1].phase, Phase::Combat);
+    assert_eq!(log.draws.len(), 2);
+    assert_eq!(log.draws[0].category, DrawCategory::Chit);
+    assert_eq!(log.draws[0].after_seq, Some(1));
+    assert_eq!(log.draws[1].category, DrawCategory::Roll);
+    assert_eq!(log.draws[1].after_seq, Some(2));
+    assert_eq!(log.draws[1].value["dice"], json!([6, 2]));
+    assert_eq!(j.integrity_check().unwrap(), "ok");
+    // The replay slider's question: the table as state #1 had it.
+    assert_eq!(j.state(1).unwrap().unwrap().state, placements(&setup));
+    assert_eq!(j.events_after(Some(1)).unwrap().len(), 1);
+    assert!(j.events_after(Some(2)).unwrap().is_empty());
+}
+
+#[test]
+fn a_reopened_game_resumes_from_its_last_state_and_a_still_table_is_not_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let s = mini();
+    let a = mini_table(&s, (13.5, 12.895));
+    let b = mini_table(&s, (13.5, 9.895));
+    {
+        let mut rec = Recorder::open(&db, &s).unwrap();
+        rec.observe(&a, 1).unwrap();
+        rec.observe(&b, 2).unwrap();
+    }
+    let mut rec = Recorder::open(&db, &s).unwrap();
+    // The same table again, and then nudged by 0.02 in: nothing happened.
+    assert_eq!(rec.observe(&b, 3).unwrap(), None);
+    assert_eq!(
+        rec.observe(&mini_table(&s, (13.52, 9.895)), 4).unwrap(),
+        None
+    );
+    // Back to where it was: a 3 in move, measured from the last stored state.
+    let back = rec.observe(&a, 5).unwrap().unwrap();
+    assert_eq!(back.seq, 3);
+    let Event::Moved(m) = &back.events[0] else {
+        panic!()
+    };
+    assert!((m.distance_in - 3.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_failed_batch_leaves_the_file_and_the_recorder_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let s = mini();
+    let a = mini_table(&s, (13.5, 12.895));
+    let b = mini_table(&s, (13.5, 9.895));
+    let mut rec = Recorder::open(&db, &s).unwrap();
+    rec.observe(&a, 1).unwrap();
+    let failed: Result<(), JournalError> = rec.atomically(|r| {
+        r.observe(&b, 2)?;
+        r.journal().begin_turn(1, false, 3)?;
+        // Turn 1 again: refused, so the whole batch is undone.
+        r.journal().begin_turn(1, false, 4)
+    });
+    assert!(matches!(
+        failed,
+        Err(JournalError::TurnOrder {
+            turn: 1,
+            current: 1,
+            ..
+        })
+    ));
+    assert_eq!(rec.journal().states().unwrap().len(), 1);
+    assert_eq!(rec.journal().current_turn().unwrap().turn, 0);
+    // The recorder forgot b too: b is a move again.
+    assert_eq!(rec.observe(&b, 5).unwrap().unwrap().events.len(), 1);
+}
+
+#[test]
+fn other_files_are_refused_with_their_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = mini();
+    // Someone else's SQLite database.
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE recipes (name TEXT)")
+        .unwrap();
+    let e = Journal::open(&other).err().unwrap();
+    assert!(matches!(e, JournalError::NotAJournal { .. }));
+    assert!(e.to_string().contains("other.db"), "{e}");
+    // A journal from a newer aide.
+    let newer = dir.path().join("newer.db");
+    drop(Journal::open(&newer).unwrap());
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    assert!(matches!(
+        Journal::open(&newer).err().unwrap(),
+        JournalError::Newer { found: 2, .. }
+    ));
+    // Not SQLite at all.
+    let text = dir.path().join("notes.db");
+    std::fs::write(&text, "turn 1: the guard moved, I think".repeat(100)).unwrap();
+    let e = Journal::open(&text).err().unwrap();
+    assert!(e.to_string().contains("notes.db"), "{e}");
+    // A game of another scenario.
+    let game = dir.path().join("game.db");
+    drop(Recorder::open(&game, &s).unwrap());
+    let demo = Scenario::load(&root().join("scenarios/demo/valley.toml")).unwrap();
+    let e = Recorder::open(&game, &demo).err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: this journal is a game of \"Test Table\", not of \"Aldermoor Valley, 1809\"",
+            game.display()
+        )
+    );
+}
+
+#[test]
+fn the_file_is_in_wal_mode_at_the_current_schema_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    drop(Journal::open(&db).unwrap());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mode: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    let version: i32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!((mode.as_str(), version), ("wal", SCHEMA_VERSION));
+}
+
+/// A real writer process, killed with SIGKILL while it writes, three times over the same
+/// file: every seq it printed (it prints only after the commit returned) must be there,
+/// every state after the first with its move event, and SQLite must find the file sound.
+#[test]
+fn a_kill_mid_write_loses_nothing_reported_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("soak.db");
+    let mut reported: Vec<i64> = Vec::new();
+    for round in 0..3 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_aide"))
+            .args(["log", "soak", "--scenario"])
+            .arg(mini_path())
+            .arg("--db")
+            .arg(&db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts aide");
+        // The pipe stays open until after the kill, so the writer never sees it close.
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        // A different point in each run; the writer is always mid-way through the next
+        // state when the kill lands, since it writes without pause.
+        let stop_after = 40 + 25 * round;
+        let mut line = String::new();
+        for _ in 0..stop_after {
+            line.clear();
+            out.read_line(&mut line).unwrap();
+            reported.push(line.trim().parse().expect("the writer prints seqs"));
+        }
+        child.kill().unwrap(); // SIGKILL on Unix, TerminateProcess on Windows
+        let status = child.wait().unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(status.signal(), Some(9), "killed by SIGKILL: {status:?}");
+        }
+        #[cfg(not(unix))]
+        assert!(!status.success(), "{status:?}");
+        drop(out);
+    }
+    assert_eq!(reported.len(), 40 + 65 + 90);
+    let j = Journal::open(&db).unwrap();
+    assert_eq!(j.integrity_check().unwrap(), "ok");
+    let stored: BTreeSet<i64> = j.states().unwrap().iter().map(|s| s.seq).collect();
+    let lost: Vec<i64> = reported
+        .iter()
+        .copied()
+        .filter(|seq| !stored.contains(seq))
+        .collect();
+    assert!(lost.is_empty(), "reported committed but missing: {lost:?}");
+    // At most one state per run was committed but not yet printed when the kill came.
+    assert!(stored.len() >= reported.len() && stored.len() <= reported.len() + 3);
+    let with_events: BTreeSet<i64> = j
+        .events_after(None)
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    let first = *stored.first().unwrap();
+    assert_eq!(
+        with_events,
+        stored.iter().copied().filter(|&s| s != first).collect()
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let broken_refs: i64 = conn
+        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(broken_refs, 0);
+}
