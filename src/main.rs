@@ -21,7 +21,7 @@ enum Command {
     Check(cli::check::Args),
     /// Whether one move is allowed, and what it cost.
     Move(cli::move_piece::Args),
-    /// The turn log of a game: record one from state files.
+    /// The turn log of a game: print it, export it, or record one from state files.
     Log(cli::log::Args),
 }
 

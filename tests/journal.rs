@@ -112,6 +112,24 @@ fn states_events_turns_and_draws_come_back_as_written() {
     assert_eq!(log.draws[1].after_seq, Some(2));
     assert_eq!(log.draws[1].value["dice"], json!([6, 2]));
     assert_eq!(j.integrity_check().unwrap(), "ok");
+    // The text log puts the chit draw, the phases and the roll in time order.
+    let text = aide::journal::text_log(&log, Some(&s));
+    let turn_1 = &text[text.find("Turn 1 (day)").unwrap()..];
+    let lines: Vec<&str> = turn_1.lines().collect();
+    assert_eq!(lines[1], r#"  00:00:02 chit (draw): {"command":"r-1"}"#);
+    assert_eq!(lines[2], "  Activation: Red I Corps (r-1)");
+    assert_eq!(lines[3], "  #2 00:00:03");
+    assert!(lines[4].starts_with("    2nd Brigade (r2) moved 2.63 in, (11.00, 14.00) -> "));
+    assert!(lines[4].ends_with(": NOT LEGAL, 5.25 in allowed, margin +2.62 in"));
+    assert_eq!(
+        lines[5],
+        "      problem: to attack, a piece must begin its move within command range (2.50 in of its HQ)"
+    );
+    assert_eq!(lines[6], "  Combat");
+    assert_eq!(
+        lines[7],
+        r#"  00:00:03 roll (combat): {"attacker":"r2","dice":[6,2]}"#
+    );
     // The replay slider's question: the table as state #1 had it.
     assert_eq!(j.state(1).unwrap().unwrap().state, placements(&setup));
     assert_eq!(j.events_after(Some(1)).unwrap().len(), 1);

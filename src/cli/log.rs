@@ -1,18 +1,42 @@
-//! `aide log`: build a game's journal from state files.
+//! `aide log`: read a game's journal (text, Markdown report, JSON), or build one from
+//! state files.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use aide::journal::{self, Phase, Recorder};
+use aide::journal::{self, Journal, Phase, Recorder};
 use aide::scenario::{Scenario, load_state};
 use aide::table::{Pose, TableState};
 use anyhow::{Context, bail};
 
-/// The turn log of a game.
+/// The turn log of a game: who moved where, how far, and what it broke.
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
     #[command(subcommand)]
-    pub command: LogCommand,
+    pub command: Option<LogCommand>,
+    /// The game's journal (an SQLite file written by the tracker or `aide log record`).
+    #[arg(required = true)]
+    pub db: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write here instead of printing. For Markdown, each turn's map is written beside
+    /// it as NAME-turn-N.svg; printed Markdown carries the maps inline.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// The scenario, when it is not where the journal says it was played from.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    /// Turn by turn, for a person at the terminal.
+    Text,
+    /// An after-action report with a map per turn.
+    Markdown,
+    /// Everything in the journal.
+    Json,
 }
 
 #[derive(clap::Subcommand)]
@@ -61,8 +85,66 @@ pub struct SoakArgs {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        LogCommand::Record(r) => record(r),
-        LogCommand::Soak(s) => soak(s),
+        Some(LogCommand::Record(r)) => record(r),
+        Some(LogCommand::Soak(s)) => soak(s),
+        None => show(
+            &args
+                .db
+                .expect("clap requires the journal without a subcommand"),
+            args.format,
+            args.out.as_deref(),
+            args.scenario.as_deref(),
+        ),
+    }
+}
+
+fn show(
+    db: &Path,
+    format: Format,
+    out: Option<&Path>,
+    scenario_path: Option<&Path>,
+) -> anyhow::Result<()> {
+    if !db.exists() {
+        bail!("{}: no such journal", db.display());
+    }
+    let log = Journal::open(db)?.load()?;
+    let stored = PathBuf::from(&log.game.scenario_path);
+    let scenario = Scenario::load(scenario_path.unwrap_or(&stored));
+    let text = match format {
+        Format::Json => serde_json::to_string_pretty(&log).context("serialising the journal")?,
+        Format::Text => {
+            if let Err(e) = &scenario {
+                eprintln!("note: units are shown by id: the scenario did not load: {e}");
+            }
+            journal::text_log(&log, scenario.as_ref().ok())
+        }
+        Format::Markdown => {
+            let scenario = scenario.with_context(|| {
+                "the report draws the scenario's map: give --scenario".to_string()
+            })?;
+            let stem = out.map(|o| {
+                o.file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "report".into())
+            });
+            let report = journal::markdown_report(&log, &scenario, stem.as_deref());
+            if let Some(o) = out {
+                let folder = o.parent().unwrap_or(Path::new("."));
+                for (file, svg) in &report.maps {
+                    let path = folder.join(file);
+                    std::fs::write(&path, svg)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+            }
+            report.markdown
+        }
+    };
+    match out {
+        Some(o) => std::fs::write(o, text).with_context(|| format!("writing {}", o.display())),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
     }
 }
 

@@ -10,8 +10,10 @@
 //! its events or none of it. Readers (the web page, `aide log`) may open the same file
 //! while the tracker writes to it.
 
+mod export;
 mod recorder;
 mod schema;
+mod svg;
 
 use std::path::{Path, PathBuf};
 
@@ -23,8 +25,10 @@ use crate::scenario::Scenario;
 use crate::table::{Placement, StateFile, TableState};
 use crate::track::Event;
 
+pub use export::{MarkdownReport, markdown_report, text_log, utc};
 pub use recorder::{Recorded, Recorder};
 pub use schema::SCHEMA_VERSION;
+pub use svg::turn_map;
 
 /// Milliseconds since the Unix epoch, UTC: the journal's one time format.
 pub type Millis = i64;
