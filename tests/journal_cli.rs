@@ -324,6 +324,15 @@ fn without_a_path_the_journal_goes_to_the_users_data_directory() {
         "{text}"
     );
     assert!(db.exists());
+    // And the log finds it by the game's name.
+    let out = Command::new(env!("CARGO_BIN_EXE_aide"))
+        .args(["log", "scenario"])
+        .current_dir(tmp.path())
+        .env("HOME", tmp.path())
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .output()
+        .unwrap();
+    assert!(ok(&out).starts_with("Test Table (pub-battles-3.2)"));
 }
 
 /// The README's demo game: the demo state, then tests/fixtures/journal/*.json.

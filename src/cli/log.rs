@@ -15,7 +15,8 @@ use anyhow::{Context, bail};
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<LogCommand>,
-    /// The game's journal (an SQLite file written by the tracker or `aide log record`).
+    /// The game's journal (an SQLite file written by the tracker or `aide log record`),
+    /// or the name of a game in the user's data directory.
     #[arg(required = true)]
     pub db: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -104,10 +105,7 @@ fn show(
     out: Option<&Path>,
     scenario_path: Option<&Path>,
 ) -> anyhow::Result<()> {
-    if !db.exists() {
-        bail!("{}: no such journal", db.display());
-    }
-    let log = Journal::open(db)?.load()?;
+    let log = Journal::open_existing(&find_journal(db)?)?.load()?;
     let stored = PathBuf::from(&log.game.scenario_path);
     let scenario = Scenario::load(scenario_path.unwrap_or(&stored));
     let text = match format {
@@ -146,6 +144,21 @@ fn show(
             Ok(())
         }
     }
+}
+
+/// The journal a user means: the path as given, or, for a bare name that is not a file
+/// here, the game of that name in the data directory (where `record` puts it by default).
+fn find_journal(db: &Path) -> anyhow::Result<PathBuf> {
+    let bare = db.components().count() == 1 && db.extension().is_none();
+    if db.is_file() || !bare {
+        return Ok(db.to_path_buf());
+    }
+    let stored = journal::default_path(&db.to_string_lossy())?;
+    Ok(if stored.is_file() {
+        stored
+    } else {
+        db.to_path_buf()
+    })
 }
 
 fn record(args: RecordArgs) -> anyhow::Result<()> {

@@ -62,6 +62,8 @@ pub enum JournalError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{path}: no such journal")]
+    Missing { path: String },
     #[error("{path}: not an aide journal (it is an SQLite file with other tables in it)")]
     NotAJournal { path: String },
     #[error(
@@ -270,6 +272,21 @@ impl Journal {
                 source,
             })?;
         }
+        Self::connect(path)
+    }
+
+    /// Open a journal that must already exist: a reader (the log, the page) given a
+    /// mistyped path should say so, not leave an empty journal behind.
+    pub fn open_existing(path: &Path) -> Result<Self, JournalError> {
+        if !path.is_file() {
+            return Err(JournalError::Missing {
+                path: path.display().to_string(),
+            });
+        }
+        Self::connect(path)
+    }
+
+    fn connect(path: &Path) -> Result<Self, JournalError> {
         let shown = path.display().to_string();
         let sql = |source| JournalError::Sqlite {
             path: shown.clone(),
