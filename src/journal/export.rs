@@ -51,7 +51,7 @@ pub fn text_log(log: &GameLog, scenario: Option<&Scenario>) -> String {
                         s,
                         "  {} {} ({}): {}",
                         clock(d.ts_ms),
-                        category(d),
+                        d.category.as_str(),
                         d.kind,
                         d.value
                     );
@@ -229,7 +229,7 @@ pub fn markdown_report(
                         s,
                         "| | {} | | {} ({}): `{}` | | | | |",
                         clock(d.ts_ms),
-                        category(d),
+                        d.category.as_str(),
                         d.kind,
                         d.value
                     );
@@ -343,13 +343,6 @@ fn phase_title(p: &PhaseRecord, scenario: Option<&Scenario>) -> String {
             None => format!("Activation: {command}"),
         },
         Phase::Combat => "Combat".into(),
-    }
-}
-
-fn category(d: &StoredDraw) -> &'static str {
-    match d.category {
-        super::DrawCategory::Roll => "roll",
-        super::DrawCategory::Chit => "chit",
     }
 }
 

@@ -206,7 +206,8 @@ pub enum DrawCategory {
 }
 
 impl DrawCategory {
-    fn as_str(self) -> &'static str {
+    /// The name stored in the `category` column and shown in the log.
+    pub fn as_str(self) -> &'static str {
         match self {
             DrawCategory::Roll => "roll",
             DrawCategory::Chit => "chit",
@@ -322,10 +323,6 @@ impl Journal {
             conn,
             path: path.to_path_buf(),
         })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     fn sql<T>(&self, r: rusqlite::Result<T>) -> Result<T, JournalError> {

@@ -18,7 +18,6 @@ pub struct Recorded {
 /// Keeps the journal of one game of one scenario.
 pub struct Recorder<'s> {
     journal: Journal,
-    scenario: &'s Scenario,
     deriver: EventDeriver<'s>,
     /// The last state stored: events are always measured from it.
     last: Option<TableState>,
@@ -67,7 +66,6 @@ impl<'s> Recorder<'s> {
         };
         Ok(Self {
             journal,
-            scenario,
             deriver: EventDeriver::new(scenario),
             last,
         })
@@ -76,10 +74,6 @@ impl<'s> Recorder<'s> {
     /// The journal, for the turn structure, rolls and chit draws.
     pub fn journal(&mut self) -> &mut Journal {
         &mut self.journal
-    }
-
-    pub fn scenario(&self) -> &Scenario {
-        self.scenario
     }
 
     /// Record a new stable state. The first state of a game is stored as it is (the

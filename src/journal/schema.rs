@@ -3,7 +3,7 @@
 
 use rusqlite::Connection;
 
-/// The schema this build writes. Each entry of [`MIGRATIONS`] takes a file from version
+/// The schema this build writes. Each entry of `MIGRATIONS` takes a file from version
 /// `index` to `index + 1`; a new version appends one entry and never edits an old one.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
