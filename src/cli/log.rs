@@ -5,9 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use aide::journal::{self, Journal, Phase, Recorder};
-use aide::scenario::{Scenario, load_state};
+use aide::scenario::{Scenario, TableError, load_state};
 use aide::table::{Pose, TableState};
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
 
 /// The turn log of a game: who moved where, how far, and what it broke.
 #[derive(clap::Args)]
@@ -168,10 +168,11 @@ fn record(args: RecordArgs) -> anyhow::Result<()> {
     let tables: Vec<(PathBuf, TableState)> = args
         .states
         .iter()
-        .map(|path| {
-            load_state(&scenario, path)
-                .map(|t| (path.clone(), t))
-                .with_context(|| format!("{}: not a state of {}", path.display(), scenario.name))
+        .map(|path| match load_state(&scenario, path) {
+            Ok(table) => Ok((path.clone(), table)),
+            // These name the file themselves.
+            Err(e @ (TableError::Parse { .. } | TableError::Io { .. })) => Err(anyhow!("{e}")),
+            Err(e) => Err(anyhow!("{}: {e}", path.display())),
         })
         .collect::<anyhow::Result<_>>()?;
     if let Some(command) = &args.activate

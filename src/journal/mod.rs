@@ -50,18 +50,17 @@ pub fn default_path(game: &str) -> Result<PathBuf, JournalError> {
     Ok(dirs.data_dir().join("games").join(format!("{game}.db")))
 }
 
+/// Errors name the journal file. The underlying error is part of the message rather than
+/// a `source`, so that printing the chain of causes does not say it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Sqlite {
         path: String,
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("{path}: {cause}")]
+    Io { path: String, cause: std::io::Error },
     #[error("{path}: no such journal")]
     Missing { path: String },
     #[error("{path}: not an aide journal (it is an SQLite file with other tables in it)")]
@@ -70,11 +69,11 @@ pub enum JournalError {
         "{path}: written by a newer aide (schema version {found}, this one knows up to {SCHEMA_VERSION})"
     )]
     Newer { path: String, found: i32 },
-    #[error("{path}: stored {what} cannot be read back: {source}")]
+    #[error("{path}: stored {what} cannot be read back: {cause}")]
     Corrupt {
         path: String,
         what: String,
-        source: serde_json::Error,
+        cause: serde_json::Error,
     },
     #[error("{path}: no game has been started in this journal")]
     NoGame { path: String },
@@ -90,11 +89,11 @@ pub enum JournalError {
         turn: u32,
         current: u32,
     },
-    #[error("{path}: stored state #{seq} does not fit the scenario: {source}")]
+    #[error("{path}: stored state #{seq} does not fit the scenario: {cause}")]
     StateMismatch {
         path: String,
         seq: i64,
-        source: crate::scenario::TableError,
+        cause: crate::scenario::TableError,
     },
     #[error("cannot find a data directory for this user; give the journal's path")]
     NoDataDir,
@@ -118,9 +117,9 @@ impl GameInfo {
     /// Describe a game of `scenario` starting at `started_ms`, hashing its files.
     pub fn for_scenario(scenario: &Scenario, started_ms: Millis) -> Result<Self, JournalError> {
         let hash = |path: &Path| -> Result<String, JournalError> {
-            let bytes = std::fs::read(path).map_err(|source| JournalError::Io {
+            let bytes = std::fs::read(path).map_err(|cause| JournalError::Io {
                 path: path.display().to_string(),
-                source,
+                cause,
             })?;
             Ok(hex(&Sha256::digest(&bytes)))
         };
@@ -268,9 +267,9 @@ impl Journal {
     /// and migrating an older schema.
     pub fn open(path: &Path) -> Result<Self, JournalError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
+            std::fs::create_dir_all(dir).map_err(|cause| JournalError::Io {
                 path: dir.display().to_string(),
-                source,
+                cause,
             })?;
         }
         Self::connect(path)
@@ -289,9 +288,9 @@ impl Journal {
 
     fn connect(path: &Path) -> Result<Self, JournalError> {
         let shown = path.display().to_string();
-        let sql = |source| JournalError::Sqlite {
+        let sql = |cause| JournalError::Sqlite {
             path: shown.clone(),
-            source,
+            cause,
         };
         let mut conn = Connection::open(path).map_err(sql)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
@@ -326,14 +325,14 @@ impl Journal {
     }
 
     fn sql<T>(&self, r: rusqlite::Result<T>) -> Result<T, JournalError> {
-        r.map_err(|source| JournalError::Sqlite {
+        r.map_err(|cause| JournalError::Sqlite {
             path: self.path.display().to_string(),
-            source,
+            cause,
         })
     }
 
     fn json<T: Serialize>(&self, what: &str, value: &T) -> Result<String, JournalError> {
-        serde_json::to_string(value).map_err(|source| self.corrupt(what, source))
+        serde_json::to_string(value).map_err(|cause| self.corrupt(what, cause))
     }
 
     fn parse<T: for<'de> Deserialize<'de>>(
@@ -341,14 +340,14 @@ impl Journal {
         what: impl FnOnce() -> String,
         text: &str,
     ) -> Result<T, JournalError> {
-        serde_json::from_str(text).map_err(|source| self.corrupt(&what(), source))
+        serde_json::from_str(text).map_err(|cause| self.corrupt(&what(), cause))
     }
 
-    fn corrupt(&self, what: &str, source: serde_json::Error) -> JournalError {
+    fn corrupt(&self, what: &str, cause: serde_json::Error) -> JournalError {
         JournalError::Corrupt {
             path: self.path.display().to_string(),
             what: what.into(),
-            source,
+            cause,
         }
     }
 

@@ -55,11 +55,11 @@ impl<'s> Recorder<'s> {
             }
         }
         let last = match journal.latest_state()? {
-            Some(stored) => Some(scenario.table(&stored.state.pieces).map_err(|source| {
+            Some(stored) => Some(scenario.table(&stored.state.pieces).map_err(|cause| {
                 JournalError::StateMismatch {
                     path: shown(),
                     seq: stored.seq,
-                    source,
+                    cause,
                 }
             })?),
             None => None,
