@@ -81,7 +81,7 @@ fn a_turn_on_the_mini_table_gives_one_event_per_change_and_none_for_jitter() {
         // b1 is gone; the hussars arrive on the High Road (y = 28).
         at("rc", 20.0, 28.0, 90.0, Fresh),
     ];
-    let events = EventDeriver::new(&s).events(&table(&s, &before), &table(&s, &after), false);
+    let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
     let kinds: Vec<(&str, &str)> = events.iter().map(|e| (e.kind(), e.unit())).collect();
     assert_eq!(
         kinds,
@@ -141,7 +141,7 @@ fn a_move_past_the_allowance_is_reported_with_how_far_over() {
     let before = mini_before();
     // 12.895 - 6.895 = 6 in straight ahead against 5.25 allowed: 0.75 in too far.
     let after = with(&before, "r2", Some(at("r2", 13.5, 6.895, 0.0, Fresh)));
-    let events = EventDeriver::new(&s).events(&table(&s, &before), &table(&s, &after), false);
+    let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
     let m = only_move(&events);
     assert!(close(m.distance_in, 6.0));
     assert!(!m.verdict.legal);
@@ -161,7 +161,7 @@ fn crossing_at_the_ford_costs_a_third_and_names_the_river_and_the_ford() {
     // heading of 180 (one free facing change of 180 degrees). The river at a ford is
     // difficult terrain: 5.25 - 1.75 = 3.5 in allowed, 0.67505 in too far.
     let after = with(&before, "r1", Some(at("r1", 10.5, 17.0, 180.0, Fresh)));
-    let events = EventDeriver::new(&s).events(&table(&s, &before), &table(&s, &after), false);
+    let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
     let m = only_move(&events);
     assert!(close(m.distance_in, 4.17505));
     assert_eq!(m.facing_change_deg, 180.0);
@@ -182,7 +182,7 @@ fn crossing_the_river_away_from_a_ford_is_a_problem() {
     let before = mini_before();
     // Straight south from (13.5, 12.895) to (13.5, 17): 4.105 in, over open river.
     let after = with(&before, "r2", Some(at("r2", 13.5, 17.0, 180.0, Fresh)));
-    let events = EventDeriver::new(&s).events(&table(&s, &before), &table(&s, &after), false);
+    let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
     let m = only_move(&events);
     assert!(close(m.distance_in, 4.105));
     assert!(
@@ -202,7 +202,7 @@ fn stepping_forward_inside_an_enemy_field_of_fire_without_attacking_is_a_warning
     // from b1's front edge (11.375), so no contact, and the whole block lies in b1's
     // field of fire (y 11.375..13.125). Legal (margin 5.25 - 0.5 = 4.75) with a warning.
     let after = with(&before, "r1", Some(at("r1", 10.0, 12.355, 0.0, Fresh)));
-    let events = EventDeriver::new(&s).events(&table(&s, &before), &table(&s, &after), false);
+    let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
     let m = only_move(&events);
     assert!(close(m.distance_in, 0.5));
     assert!(m.verdict.legal);
@@ -227,7 +227,7 @@ fn an_attack_by_a_piece_out_of_command_is_a_problem_and_at_night_it_is_two() {
     let after = with(&before, "r2", Some(at("r2", 10.0, 11.5625, 0.0, Fresh)));
     let deriver = EventDeriver::new(&s);
     let (b, a) = (table(&s, &before), table(&s, &after));
-    let day = deriver.events(&b, &a, false);
+    let day = deriver.events(&s, &b, &a, false);
     let m = only_move(&day);
     assert!(close(m.distance_in, 2.63465));
     assert!(close(m.verdict.margin_in, 2.61535));
@@ -239,7 +239,7 @@ fn an_attack_by_a_piece_out_of_command_is_a_problem_and_at_night_it_is_two() {
         m.verdict.warnings.is_empty(),
         "an attack is allowed into a field of fire"
     );
-    let night = deriver.events(&b, &a, true);
+    let night = deriver.events(&s, &b, &a, true);
     let m = only_move(&night);
     assert!(
         m.verdict
@@ -255,7 +255,7 @@ fn a_pivot_in_place_is_a_move_and_a_move_with_a_flip_gives_both_events() {
     // r2 turns to face east where it stands: 0 in, 90 degrees, one free facing change.
     let pivot = with(&before, "r2", Some(at("r2", 13.5, 12.895, 90.0, Fresh)));
     let deriver = EventDeriver::new(&s);
-    let events = deriver.events(&table(&s, &before), &table(&s, &pivot), false);
+    let events = deriver.events(&s, &table(&s, &before), &table(&s, &pivot), false);
     let m = only_move(&events);
     assert_eq!(m.distance_in, 0.0);
     assert_eq!(m.facing_change_deg, 90.0);
@@ -263,7 +263,7 @@ fn a_pivot_in_place_is_a_move_and_a_move_with_a_flip_gives_both_events() {
     // r2 falls back 1 in, still facing north, and lies down: a move and a flip, in that
     // order.
     let back = with(&before, "r2", Some(at("r2", 13.5, 13.895, 0.0, Spent)));
-    let events = deriver.events(&table(&s, &before), &table(&s, &back), false);
+    let events = deriver.events(&s, &table(&s, &before), &table(&s, &back), false);
     let kinds: Vec<&str> = events.iter().map(Event::kind).collect();
     assert_eq!(kinds, ["moved", "flipped"]);
 }
@@ -294,7 +294,7 @@ fn the_readme_guard_move_on_the_demo_table_gives_the_readme_numbers() {
         .find(|p| p.id == "red-2-gd")
         .unwrap();
     (gd.x_in, gd.y_in, gd.heading_deg) = (16.5, 16.2, 340.0);
-    let events = EventDeriver::new(&s).events(&before, &table(&s, &after_placements), false);
+    let events = EventDeriver::new(&s).events(&s, &before, &table(&s, &after_placements), false);
     let m = only_move(&events);
     // From (17.75, 19) to (16.5, 16.2): sqrt(1.25^2 + 2.8^2) = sqrt(9.4025) = 3.06635 in
     // of the 5.25 in foot move: margin 2.18365 in; 0 -> 340 is a 20 degree turn.
@@ -326,7 +326,7 @@ fn hand_jitter_over_the_whole_demo_table_is_no_event() {
             )
         })
         .collect();
-    let events = EventDeriver::new(&s).events(&before, &table(&s, &nudged), false);
+    let events = EventDeriver::new(&s).events(&s, &before, &table(&s, &nudged), false);
     assert!(events.is_empty(), "{events:?}");
 }
 
@@ -335,7 +335,7 @@ fn events_survive_a_round_trip_through_json() {
     let s = mini();
     let before = mini_before();
     let after = with(&before, "r1", Some(at("r1", 10.5, 17.0, 180.0, Spent)));
-    let events = EventDeriver::new(&s).events(&table(&s, &before), &table(&s, &after), false);
+    let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
     let json = serde_json::to_string(&events).unwrap();
     assert!(
         json.starts_with(r#"[{"event":"moved","unit":"r1""#),
@@ -368,7 +368,7 @@ fn dragoons_over_the_alder_and_windmill_knoll_name_every_feature_crossed() {
         .collect();
     let drg = after.iter_mut().find(|p| p.id == "red-3-drg").unwrap();
     drg.y_in = 8.9;
-    let events = EventDeriver::new(&s).events(&before, &table(&s, &after), false);
+    let events = EventDeriver::new(&s).events(&s, &before, &table(&s, &after), false);
     let m = only_move(&events);
     // Straight north along x = 26.5 from y 16.9 to 8.9: 8 in. On the way: Ford Lane
     // (y 14.70 there, between its points (26.224, 14.737) and (27.027, 14.618)), the

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 
 use aide::journal::{
     DrawCategory, Journal, JournalError, Phase, Recorder, SCHEMA_VERSION, placements,
@@ -51,13 +52,13 @@ fn mini_table(s: &Scenario, r2: (f64, f64)) -> TableState {
 fn states_events_turns_and_draws_come_back_as_written() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("game.db");
-    let s = mini();
+    let s = Arc::new(mini());
     let setup = mini_table(&s, (11.0, 14.0));
     // r2 attacks b1 from (11, 14) to (10, 11.5625): 2.63465 in (see tests/events.rs),
     // starting 1.125 in outside command range.
     let attack = mini_table(&s, (10.0, 11.5625));
     {
-        let mut rec = Recorder::open(&db, &s).unwrap();
+        let mut rec = Recorder::open(&db, s.clone()).unwrap();
         let first = rec.observe(&setup, 1_000).unwrap().unwrap();
         assert_eq!((first.seq, first.events.len()), (1, 0));
         rec.journal().begin_turn(1, false, 2_000).unwrap();
@@ -140,15 +141,15 @@ fn states_events_turns_and_draws_come_back_as_written() {
 fn a_reopened_game_resumes_from_its_last_state_and_a_still_table_is_not_stored() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("game.db");
-    let s = mini();
+    let s = Arc::new(mini());
     let a = mini_table(&s, (13.5, 12.895));
     let b = mini_table(&s, (13.5, 9.895));
     {
-        let mut rec = Recorder::open(&db, &s).unwrap();
+        let mut rec = Recorder::open(&db, s.clone()).unwrap();
         rec.observe(&a, 1).unwrap();
         rec.observe(&b, 2).unwrap();
     }
-    let mut rec = Recorder::open(&db, &s).unwrap();
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
     // The same table again, and then nudged by 0.02 in: nothing happened.
     assert_eq!(rec.observe(&b, 3).unwrap(), None);
     assert_eq!(
@@ -168,10 +169,10 @@ fn a_reopened_game_resumes_from_its_last_state_and_a_still_table_is_not_stored()
 fn a_failed_batch_leaves_the_file_and_the_recorder_as_they_were() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("game.db");
-    let s = mini();
+    let s = Arc::new(mini());
     let a = mini_table(&s, (13.5, 12.895));
     let b = mini_table(&s, (13.5, 9.895));
-    let mut rec = Recorder::open(&db, &s).unwrap();
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
     rec.observe(&a, 1).unwrap();
     let failed: Result<(), JournalError> = rec.atomically(|r| {
         r.observe(&b, 2)?;
@@ -196,7 +197,7 @@ fn a_failed_batch_leaves_the_file_and_the_recorder_as_they_were() {
 #[test]
 fn other_files_are_refused_with_their_path() {
     let dir = tempfile::tempdir().unwrap();
-    let s = mini();
+    let s = Arc::new(mini());
     // Someone else's SQLite database.
     let other = dir.path().join("other.db");
     rusqlite::Connection::open(&other)
@@ -224,9 +225,9 @@ fn other_files_are_refused_with_their_path() {
     assert!(e.to_string().contains("notes.db"), "{e}");
     // A game of another scenario.
     let game = dir.path().join("game.db");
-    drop(Recorder::open(&game, &s).unwrap());
+    drop(Recorder::open(&game, s.clone()).unwrap());
     let demo = Scenario::load(&root().join("scenarios/demo/valley.toml")).unwrap();
-    let e = Recorder::open(&game, &demo).err().unwrap();
+    let e = Recorder::open(&game, Arc::new(demo)).err().unwrap();
     assert_eq!(
         e.to_string(),
         format!(
@@ -332,7 +333,7 @@ fn a_kill_mid_write_loses_nothing_reported_committed() {
 fn ten_minutes_of_a_noisy_still_table_store_no_move_but_a_creep_is_caught() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("still.db");
-    let s = Scenario::load(&root().join("scenarios/demo/valley.toml")).unwrap();
+    let s = Arc::new(Scenario::load(&root().join("scenarios/demo/valley.toml")).unwrap());
     let truth = s.setup_table();
     // xorshift64: deterministic noise without a dependency.
     let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
@@ -359,7 +360,7 @@ fn ten_minutes_of_a_noisy_still_table_store_no_move_but_a_creep_is_caught() {
             .collect();
         s.table(&placements).unwrap()
     };
-    let mut rec = Recorder::open(&db, &s).unwrap();
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
     rec.observe(&noisy(0.0), 0).unwrap().unwrap();
     let views = 10 * 60 * 2;
     let mut stored = 0;

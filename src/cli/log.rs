@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use aide::journal::{self, Journal, Phase, Recorder};
 use aide::scenario::{Scenario, TableError, load_state};
@@ -191,7 +192,7 @@ fn record(args: RecordArgs) -> anyhow::Result<()> {
             journal::default_path(&game)?
         }
     };
-    let mut recorder = Recorder::open(&db, &scenario)?;
+    let mut recorder = Recorder::open(&db, Arc::new(scenario))?;
     // One transaction for the whole call: a failure (or a kill) halfway leaves the
     // journal as it was before.
     let lines = recorder.atomically(|r| -> anyhow::Result<Vec<String>> {
@@ -235,8 +236,8 @@ fn record(args: RecordArgs) -> anyhow::Result<()> {
 /// Shuttle the scenario's first unit 1 in forward and back for ever, each stable state
 /// committed on its own, its seq printed (and flushed) only after the commit returned.
 fn soak(args: SoakArgs) -> anyhow::Result<()> {
-    let scenario = Scenario::load(&args.scenario)?;
-    let mut recorder = Recorder::open(&args.db, &scenario)?;
+    let scenario = Arc::new(Scenario::load(&args.scenario)?);
+    let mut recorder = Recorder::open(&args.db, scenario.clone())?;
     let mut table = scenario.setup_table();
     let Some(first) = table.pieces.first().map(|p| p.id.clone()) else {
         bail!("{}: no unit has a setup pose", args.scenario.display());

@@ -2,6 +2,7 @@
 //! since the last one and stores both.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::{GameInfo, Journal, JournalError, Millis, placements};
 use crate::scenario::Scenario;
@@ -16,23 +17,49 @@ pub struct Recorded {
 }
 
 /// Keeps the journal of one game of one scenario.
-pub struct Recorder<'s> {
+///
+/// The tracker's loop, in short:
+///
+/// ```no_run
+/// use std::{path::Path, sync::Arc};
+/// use aide::journal::{self, Phase, Recorder};
+/// use aide::scenario::Scenario;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let scenario = Arc::new(Scenario::load(Path::new("scenarios/demo/valley.toml"))?);
+/// let mut recorder = Recorder::open(&journal::default_path("aldermoor")?, scenario.clone())?;
+/// recorder.observe(&scenario.setup_table(), journal::now_ms())?; // the setup
+/// recorder.journal().begin_turn(1, false, journal::now_ms())?;
+/// recorder.journal().begin_phase(&Phase::Activation { command: "red-2".into() }, journal::now_ms())?;
+/// # let stable_state = scenario.setup_table();
+/// // ... each time the table has settled:
+/// if let Some(recorded) = recorder.observe(&stable_state, journal::now_ms())? {
+///     for event in &recorded.events {
+///         println!("#{} {}: {}", recorded.seq, event.kind(), event.unit());
+///     }
+/// }
+/// recorder.journal().record_roll("combat", &serde_json::json!({"dice": [6, 2]}), journal::now_ms())?;
+/// # Ok(())
+/// # }
+/// ```
+pub struct Recorder {
     journal: Journal,
-    deriver: EventDeriver<'s>,
+    scenario: Arc<Scenario>,
+    deriver: EventDeriver,
     /// The last state stored: events are always measured from it.
     last: Option<TableState>,
 }
 
-impl<'s> Recorder<'s> {
+impl Recorder {
     /// Open (or create) the journal at `path` for a game of `scenario`. A journal that
     /// already holds a game of it is resumed from its last stored state, so a restart
     /// after a crash does not report the whole table as new.
-    pub fn open(path: &Path, scenario: &'s Scenario) -> Result<Self, JournalError> {
+    pub fn open(path: &Path, scenario: Arc<Scenario>) -> Result<Self, JournalError> {
         let mut journal = Journal::open(path)?;
         let shown = || path.display().to_string();
         match journal.game()? {
             None => {
-                let game = GameInfo::for_scenario(scenario, super::now_ms())?;
+                let game = GameInfo::for_scenario(&scenario, super::now_ms())?;
                 journal.start_game(&game)?;
             }
             Some(game) if game.scenario_name != scenario.name => {
@@ -43,7 +70,7 @@ impl<'s> Recorder<'s> {
                 });
             }
             Some(game) => {
-                let now = GameInfo::for_scenario(scenario, game.started_ms)?;
+                let now = GameInfo::for_scenario(&scenario, game.started_ms)?;
                 if now.scenario_sha256 != game.scenario_sha256
                     || now.terrain_sha256 != game.terrain_sha256
                 {
@@ -66,7 +93,8 @@ impl<'s> Recorder<'s> {
         };
         Ok(Self {
             journal,
-            deriver: EventDeriver::new(scenario),
+            deriver: EventDeriver::new(&scenario),
+            scenario,
             last,
         })
     }
@@ -90,7 +118,7 @@ impl<'s> Recorder<'s> {
             None => Vec::new(),
             Some(last) => {
                 let night = self.journal.current_turn()?.night;
-                let events = self.deriver.events(last, table, night);
+                let events = self.deriver.events(&self.scenario, last, table, night);
                 if events.is_empty() {
                     return Ok(None);
                 }

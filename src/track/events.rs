@@ -140,27 +140,32 @@ impl From<MoveVerdict> for MoveCheck {
     }
 }
 
-/// Derives events for one scenario: built once by the tracker, asked after every
-/// stable state.
-pub struct EventDeriver<'s> {
-    scenario: &'s Scenario,
+/// Derives events with the rules a scenario names: built once by the tracker, asked
+/// after every stable state. It owns no borrow, so it can live in a long-lived service
+/// state next to the scenario it is asked about.
+pub struct EventDeriver {
     rules: Box<dyn RuleSet>,
     pub stillness: Stillness,
 }
 
-impl<'s> EventDeriver<'s> {
-    pub fn new(scenario: &'s Scenario) -> Self {
+impl EventDeriver {
+    pub fn new(scenario: &Scenario) -> Self {
         Self {
-            scenario,
             rules: for_scenario(scenario),
             stillness: Stillness::default(),
         }
     }
 
-    /// The events that turn `before` into `after`: moves (and flips) in the order the
-    /// pieces appear in `after`, then additions, then removals in `before`'s order.
-    /// `night` applies the night turn's limits to the moves.
-    pub fn events(&self, before: &TableState, after: &TableState, night: bool) -> Vec<Event> {
+    /// The events that turn `before` into `after` on a table of `scenario`: moves (and
+    /// flips) in the order the pieces appear in `after`, then additions, then removals in
+    /// `before`'s order. `night` applies the night turn's limits to the moves.
+    pub fn events(
+        &self,
+        scenario: &Scenario,
+        before: &TableState,
+        after: &TableState,
+        night: bool,
+    ) -> Vec<Event> {
         let mut events = Vec::new();
         let mut added = Vec::new();
         for now in &after.pieces {
@@ -173,7 +178,7 @@ impl<'s> EventDeriver<'s> {
                 continue;
             };
             if self.moved(was.pose, now.pose) {
-                events.push(Event::Moved(self.judge(before, was, now, night)));
+                events.push(Event::Moved(self.judge(scenario, before, was, now, night)));
             }
             if was.status != now.status {
                 events.push(Event::Flipped {
@@ -204,50 +209,58 @@ impl<'s> EventDeriver<'s> {
             || heading_difference(from.heading_deg, to.heading_deg) >= self.stillness.facing_deg
     }
 
-    fn judge(&self, before: &TableState, was: &Piece, now: &Piece, night: bool) -> Move {
-        let verdict =
-            self.rules
-                .check_move(self.scenario, before, was, now.pose, now.status, night);
+    fn judge(
+        &self,
+        scenario: &Scenario,
+        before: &TableState,
+        was: &Piece,
+        now: &Piece,
+        night: bool,
+    ) -> Move {
+        let verdict = self
+            .rules
+            .check_move(scenario, before, was, now.pose, now.status, night);
         Move {
             unit: now.id.clone(),
             from: was.pose,
             to: now.pose,
             distance_in: verdict.distance_in,
             facing_change_deg: heading_difference(was.pose.heading_deg, now.pose.heading_deg),
-            terrain_crossed: self.terrain_crossed(was, now),
+            terrain_crossed: terrain_crossed(scenario, was, now),
             verdict: verdict.into(),
         }
     }
+}
 
-    fn terrain_crossed(&self, was: &Piece, now: &Piece) -> Vec<TerrainCrossed> {
-        let path = Line::new(was.footprint.center, now.footprint.center);
-        let end = now.footprint.polygon();
-        self.scenario
-            .terrain
-            .features
-            .iter()
-            .filter(|f| match (&f.line, f.kind) {
-                // A crest has no area: crossing it is crossing its line.
-                (Some(line), TerrainKind::Crest) => line.intersects(&path),
-                _ => f.area.intersects(&path) || f.area.intersects(&end),
-            })
-            .map(|f| TerrainCrossed {
-                kind: f.kind,
-                id: f.id.clone(),
-                name: f.name.clone().or_else(|| self.crest_name(f)),
-            })
-            .collect()
-    }
+/// Terrain the straight path or the end footprint of a move touches, in map order.
+fn terrain_crossed(scenario: &Scenario, was: &Piece, now: &Piece) -> Vec<TerrainCrossed> {
+    let path = Line::new(was.footprint.center, now.footprint.center);
+    let end = now.footprint.polygon();
+    scenario
+        .terrain
+        .features
+        .iter()
+        .filter(|f| match (&f.line, f.kind) {
+            // A crest has no area: crossing it is crossing its line.
+            (Some(line), TerrainKind::Crest) => line.intersects(&path),
+            _ => f.area.intersects(&path) || f.area.intersects(&end),
+        })
+        .map(|f| TerrainCrossed {
+            kind: f.kind,
+            id: f.id.clone(),
+            name: f.name.clone().or_else(|| crest_name(scenario, f)),
+        })
+        .collect()
+}
 
-    /// A crest is rarely named itself; "Windmill Knoll crest" says which one it was.
-    fn crest_name(&self, crest: &TerrainFeature) -> Option<String> {
-        let hill = crest.hill.as_deref()?;
-        self.scenario
-            .terrain
-            .features
-            .iter()
-            .find(|f| f.kind == TerrainKind::Hill && f.id.as_deref() == Some(hill))
-            .and_then(|f| f.name.as_ref())
-            .map(|name| format!("{name} crest"))
-    }
+/// A crest is rarely named itself; "Windmill Knoll crest" says which one it was.
+fn crest_name(scenario: &Scenario, crest: &TerrainFeature) -> Option<String> {
+    let hill = crest.hill.as_deref()?;
+    scenario
+        .terrain
+        .features
+        .iter()
+        .find(|f| f.kind == TerrainKind::Hill && f.id.as_deref() == Some(hill))
+        .and_then(|f| f.name.as_ref())
+        .map(|name| format!("{name} crest"))
 }
