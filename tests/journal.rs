@@ -389,3 +389,34 @@ fn ten_minutes_of_a_noisy_still_table_store_no_move_but_a_creep_is_caught() {
         ["red-2-gd"]
     );
 }
+
+/// The page reads the log live: a second connection sees each state as soon as the
+/// writer's `observe` returns, while the writer keeps its own connection open. Both
+/// halves can move to another thread (a web server's state must be `Send`).
+#[test]
+fn a_reader_sees_each_state_as_soon_as_it_is_written() {
+    fn send<T: Send>(_: &T) {}
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let s = Arc::new(mini());
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
+    rec.observe(&mini_table(&s, (13.5, 12.895)), 1).unwrap();
+    let reader = Journal::open_existing(&db).unwrap();
+    send(&rec);
+    send(&reader);
+    assert_eq!(reader.states().unwrap().len(), 1);
+    let writer = std::thread::spawn(move || {
+        rec.observe(&mini_table(&s, (13.5, 9.895)), 2).unwrap();
+        rec
+    });
+    let rec = writer.join().unwrap();
+    let latest = reader.latest_state().unwrap().unwrap();
+    assert_eq!(latest.seq, 2);
+    assert_eq!(reader.events_after(Some(1)).unwrap().len(), 1);
+    drop(rec);
+    assert!(matches!(
+        Journal::open_existing(&dir.path().join("typo.db")),
+        Err(JournalError::Missing { .. })
+    ));
+    assert!(!dir.path().join("typo.db").exists());
+}
