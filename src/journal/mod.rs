@@ -297,8 +297,14 @@ impl Journal {
             .map_err(sql)?;
         // WAL: a kill mid-write leaves the last commit intact and readers never block
         // the writer. FULL: a commit that returned survives a power cut too.
-        conn.pragma_update_and_check(None, "journal_mode", "wal", |_| Ok(()))
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
             .map_err(sql)?;
+        if mode != "wal" {
+            // Some file systems (network shares) cannot do WAL; SQLite's rollback journal
+            // still keeps a commit atomic, but readers then block the writer.
+            tracing::warn!(journal = %shown, mode, "the journal could not switch to WAL mode");
+        }
         conn.pragma_update(None, "synchronous", "full")
             .map_err(sql)?;
         conn.pragma_update(None, "foreign_keys", true)
