@@ -702,6 +702,29 @@ fn road_column_doubles_the_move_and_keeps_off_the_enemy() {
             .any(|p| p.contains("road column cannot move within")),
         "{v:?}"
     );
+    // 3.0 forbids only the enemy's field of fire. Starting 10 in up the road, r1 may end
+    // 1.6 in from b1 (x 30) when beside its field of fire (which points down the map,
+    // widening to x 27.3..32.7 at y 27.94): at x 26, its right end is at 26.94.
+    let c30 = case(
+        "pub-battles-3.0",
+        &[at("r1", 16.0, 28.0, 0.0), at("b1", 30.0, 26.0, 180.0)],
+    );
+    let v = c30.mv("r1", 26.0, 28.0, 0.0);
+    assert!(v.problems.is_empty(), "{v:?}");
+    let v = c30.mv("r1", 25.0, 26.0, 0.0);
+    assert!(!v.legal, "off the road is no column march: {v:?}");
+    let c30 = case(
+        "pub-battles-3.0",
+        &[at("r1", 22.0, 28.0, 0.0), at("b1", 30.0, 26.5, 180.0)],
+    );
+    // Now b1 stands 0.5 in nearer: its field of fire reaches y 28.44 and holds r1.
+    let v = c30.mv("r1", 30.0, 28.0, 0.0);
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains("into the field of fire of enemy b1")),
+        "{v:?}"
+    );
 }
 
 #[test]
