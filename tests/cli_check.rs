@@ -211,55 +211,45 @@ fn a_broken_scenario_names_the_file_line_and_field() {
     );
 }
 
+/// The error `aide check` prints for a state file with this text.
+fn state_error(dir: &Path, name: &str, json: &str) -> String {
+    let state = write(dir, name, json);
+    let scenario = fixture("scenario.toml");
+    failing(&[
+        "check",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn a_bad_state_says_which_piece_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
-    let scenario = fixture("scenario.toml");
-    let scenario = scenario.to_str().unwrap();
-    let s = write(
+    let err = state_error(
         dir.path(),
         "s.json",
         r#"{"pieces":[{"id":"r1","x_in":1,"y_in":2,"heading_deg":0},{"id":"zz","x_in":1,"y_in":2,"heading_deg":0}]}"#,
     );
-    let err = failing(&[
-        "check",
-        "--scenario",
-        scenario,
-        "--state",
-        s.to_str().unwrap(),
-    ]);
     assert!(
         err.contains("pieces[1]: id \"zz\" is not a unit of scenario \"Test Table\""),
         "{err}"
     );
-    let s = write(
+    let err = state_error(
         dir.path(),
         "d.json",
         r#"{"pieces":[{"id":"r1","x_in":1,"y_in":2,"heading_deg":0},{"id":"r1","x_in":5,"y_in":2,"heading_deg":0}]}"#,
     );
-    let err = failing(&[
-        "check",
-        "--scenario",
-        scenario,
-        "--state",
-        s.to_str().unwrap(),
-    ]);
     assert!(
         err.contains("pieces[1]: id \"r1\" is already placed by pieces[0]"),
         "{err}"
     );
-    let s = write(
+    let err = state_error(
         dir.path(),
         "b.json",
         r#"{"pieces":[{"id":"r1","x_in":"one","y_in":2,"heading_deg":0}]}"#,
     );
-    let err = failing(&[
-        "check",
-        "--scenario",
-        scenario,
-        "--state",
-        s.to_str().unwrap(),
-    ]);
     assert!(
         err.contains("b.json: invalid type: string \"one\"") && err.contains("line 1"),
         "{err}"
@@ -269,7 +259,7 @@ fn a_bad_state_says_which_piece_is_wrong() {
         "--scenario",
         "/nonexistent.toml",
         "--state",
-        s.to_str().unwrap(),
+        dir.path().join("b.json").to_str().unwrap(),
     ]);
     assert!(err.contains("/nonexistent.toml: cannot read"), "{err}");
 }
