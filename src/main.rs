@@ -5,7 +5,11 @@ mod cli;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "aide", version, about = "A webcam companion for the Pub Battles table")]
+#[command(
+    name = "aide",
+    version,
+    about = "A webcam companion for the Pub Battles table"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

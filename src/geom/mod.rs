@@ -9,9 +9,9 @@ mod footprint;
 mod segment;
 
 pub use footprint::{Edge, Footprint};
-pub use segment::{inside_intervals, Interval};
+pub use segment::{Interval, inside_intervals};
 
-use geo::{Coord, Euclidean, Distance, Polygon};
+use geo::{Coord, Distance, Euclidean, Polygon};
 
 /// Unit vector a heading points along, in map coordinates (y down).
 pub fn heading_vector(heading_deg: f64) -> Coord<f64> {

@@ -64,7 +64,8 @@ mod tests {
 
     #[test]
     fn a_segment_through_a_square_is_inside_for_its_middle_third() {
-        let square = polygon![(x: 1.0, y: -1.0), (x: 2.0, y: -1.0), (x: 2.0, y: 1.0), (x: 1.0, y: 1.0)];
+        let square =
+            polygon![(x: 1.0, y: -1.0), (x: 2.0, y: -1.0), (x: 2.0, y: 1.0), (x: 1.0, y: 1.0)];
         let seg = Line::new(Coord { x: 0.0, y: 0.0 }, Coord { x: 3.0, y: 0.0 });
         let got = inside_intervals(seg, &square);
         assert_eq!(got.len(), 1);
@@ -73,7 +74,8 @@ mod tests {
 
     #[test]
     fn a_segment_starting_inside_reports_from_zero() {
-        let square = polygon![(x: -1.0, y: -1.0), (x: 1.0, y: -1.0), (x: 1.0, y: 1.0), (x: -1.0, y: 1.0)];
+        let square =
+            polygon![(x: -1.0, y: -1.0), (x: 1.0, y: -1.0), (x: 1.0, y: 1.0), (x: -1.0, y: 1.0)];
         let seg = Line::new(Coord { x: 0.0, y: 0.0 }, Coord { x: 4.0, y: 0.0 });
         let got = inside_intervals(seg, &square);
         assert_eq!(got, vec![Interval { t0: 0.0, t1: 0.25 }]);
@@ -81,7 +83,8 @@ mod tests {
 
     #[test]
     fn a_segment_missing_the_polygon_is_never_inside() {
-        let square = polygon![(x: 1.0, y: 1.0), (x: 2.0, y: 1.0), (x: 2.0, y: 2.0), (x: 1.0, y: 2.0)];
+        let square =
+            polygon![(x: 1.0, y: 1.0), (x: 2.0, y: 1.0), (x: 2.0, y: 2.0), (x: 1.0, y: 2.0)];
         let seg = Line::new(Coord { x: 0.0, y: 0.0 }, Coord { x: 3.0, y: 0.0 });
         assert!(inside_intervals(seg, &square).is_empty());
     }
