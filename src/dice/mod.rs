@@ -7,6 +7,11 @@
 //! by the rules engine from the table and handed in as facts; this module turns those facts
 //! into dice, modifiers and results, and explains each step.
 
+mod notation;
 mod rng;
 
+pub use notation::{
+    DieRoll, Keep, MAX_ADJUST, MAX_DICE, MAX_SIDES, Notation, Outcome, ParseError, RollReport,
+    Scoring,
+};
 pub use rng::{Die, EntropyError, RollId, RollIdError, Roller};

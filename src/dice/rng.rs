@@ -77,7 +77,8 @@ pub struct EntropyError(#[from] rand::rngs::SysError);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Die {
-    /// Faces 1 to n: d6 for fire and Alter, d8 for the black turn die.
+    /// Faces 1 to n (n >= 2; the notation reader checks it): d6 for fire and Alter, d8
+    /// for the black turn die.
     Sides(u8),
     /// A six-sided die marked 1, 1, 2, 2, 3, 3: what a table means by "d3".
     D3,
@@ -101,11 +102,6 @@ impl Die {
             Die::Sides(_) => index + 1,
             Die::D3 => index / 2 + 1,
         }
-    }
-
-    /// The highest number on the die.
-    pub fn max(self) -> u8 {
-        self.face(self.face_count() - 1)
     }
 }
 
@@ -191,8 +187,6 @@ mod tests {
     fn d3_reads_one_one_two_two_three_three() {
         let faces: Vec<u8> = (0..6).map(|i| Die::D3.face(i)).collect();
         assert_eq!(faces, [1, 1, 2, 2, 3, 3]);
-        assert_eq!(Die::D3.max(), 3);
-        assert_eq!(Die::D8.max(), 8);
     }
 
     #[test]
