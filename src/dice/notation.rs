@@ -211,6 +211,45 @@ impl fmt::Display for Notation {
     }
 }
 
+/// A breakdown for a person: one line per die, before and after its modifier, then the
+/// result.
+impl fmt::Display for RollReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}  (roll {})", self.notation, self.roll_id)?;
+        for (i, die) in self.dice.iter().enumerate() {
+            write!(f, "  die {}: {}", i + 1, die.face)?;
+            let adjust = die.modified - i32::from(die.face);
+            if adjust != 0 {
+                write!(f, " {adjust:+} = {}", die.modified)?;
+            }
+            match (die.kept, &self.outcome) {
+                (false, _) => f.write_str("  dropped")?,
+                (true, Outcome::Hits(_)) => {
+                    f.write_str(if die.hit { "  hit" } else { "  miss" })?
+                }
+                (true, Outcome::Total(_)) => {}
+            }
+            writeln!(f)?;
+        }
+        match self.outcome {
+            Outcome::Hits(1) => write!(f, "  1 hit"),
+            Outcome::Hits(n) => write!(f, "  {n} hits"),
+            Outcome::Total(total) => {
+                let dice: i32 = self
+                    .dice
+                    .iter()
+                    .filter(|d| d.kept)
+                    .map(|d| d.modified)
+                    .sum();
+                match total - dice {
+                    0 => write!(f, "  total {total}"),
+                    adjust => write!(f, "  total {dice} {adjust:+} = {total}"),
+                }
+            }
+        }
+    }
+}
+
 /// A roll that cannot be read, with the 0-based column of the offending character.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{message} at column {}\n  {input}\n  {caret}^", column + 1, caret = " ".repeat(*column))]
