@@ -7,6 +7,7 @@
 //! by the rules engine from the table and handed in as facts; this module turns those facts
 //! into dice, modifiers and results, and explains each step.
 
+pub mod chits;
 pub mod combat;
 mod notation;
 mod rng;
