@@ -18,6 +18,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Check(cli::check::Args),
+    Roll(cli::roll::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -27,5 +28,6 @@ fn main() -> anyhow::Result<()> {
         .init();
     match Cli::parse().command {
         Command::Check(args) => cli::check::run(args),
+        Command::Roll(args) => cli::roll::run(args),
     }
 }

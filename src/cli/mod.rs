@@ -1,3 +1,4 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`.
 
 pub mod check;
+pub mod roll;

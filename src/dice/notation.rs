@@ -189,10 +189,10 @@ impl fmt::Display for Notation {
         }
         write!(f, "{}", self.die)?;
         match self.keep {
-            Some(Keep::Highest(n)) => write!(f, "kh{n}")?,
-            Some(Keep::Lowest(n)) => write!(f, "kl{n}")?,
-            Some(Keep::DropHighest(n)) => write!(f, "dh{n}")?,
-            Some(Keep::DropLowest(n)) => write!(f, "dl{n}")?,
+            Some(Keep::Highest(n)) => write!(f, " kh{n}")?,
+            Some(Keep::Lowest(n)) => write!(f, " kl{n}")?,
+            Some(Keep::DropHighest(n)) => write!(f, " dh{n}")?,
+            Some(Keep::DropLowest(n)) => write!(f, " dl{n}")?,
             None => {}
         }
         match self.scoring {
@@ -461,9 +461,9 @@ mod tests {
             "2d6+1",
             "d3",
             "d8",
-            "4d6dl1",
-            "2d6kh1",
-            "5d10kl2 hits 6+ +2",
+            "4d6 dl1",
+            "2d6 kh1",
+            "5d10 kl2 hits 6+ +2",
         ] {
             let parsed: Notation = text.parse().unwrap();
             assert_eq!(parsed.to_string(), text);
