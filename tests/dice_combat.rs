@@ -551,28 +551,17 @@ fn defending_artillery_fires_first_in_round_one_and_a_supporter_returns_fire() {
 
 #[test]
 fn artillery_fires_first_only_in_round_one_in_3_2_and_always_in_3_0() {
-    let mut gun = piece("gun", UnitKind::Artillery);
-    gun.supported = true;
-    let attacker = with(
-        piece("red", UnitKind::Infantry),
-        Quality::Elite,
-        Status::Fresh,
-    );
+    let gun = piece("gun", UnitKind::Artillery);
     let mut fight = Combat::new(
         Edition::V32,
         Engagement::Contact,
-        attacker.clone(),
+        piece("red", UnitKind::Infantry),
         gun.clone(),
     )
     .unwrap();
-    // Seed 13, round 1: the gun first, 4 2 4 = 2 hits, the elite absorbs one: spent. Red
-    // returns 2 4 5 = 2 hits: the supported gun becomes spent and retreats.
+    // Seed 9, round 1: the gun first, 3 1 5 = 1 hit, red spent; red returns 1 2 3, none.
     let round = fight
-        .fire(
-            &mut roller(13),
-            &FireFacts::default(),
-            &FireFacts::default(),
-        )
+        .fire(&mut roller(9), &FireFacts::default(), &FireFacts::default())
         .unwrap();
     let order: Vec<&str> = round
         .volleys
@@ -580,21 +569,13 @@ fn artillery_fires_first_only_in_round_one_in_3_2_and_always_in_3_0() {
         .map(|v| v.plan.shooter.as_str())
         .collect();
     assert_eq!(order, ["gun", "red"]);
-    assert_eq!(
-        (
-            round.volleys[0].result.counted,
-            round.volleys[0].result.effect
-        ),
-        (1, Effect::Spent)
-    );
-    assert_eq!(round.volleys[1].result.effect, Effect::SpentAndRetreat);
-    // The gun steps a fresh gun up; round 2 is simultaneous, the attacker first. Seed 4:
-    // red 4 4 4 = 3 hits on the new gun; the gun 4 4 3 = 2 hits on spent red: eliminated.
-    fight
-        .decide(Side::Defender, Choice::StepUp(gun.clone()))
-        .unwrap();
+    assert_eq!(round.volleys[0].result.effect, Effect::Spent);
+    assert_eq!(round.volleys[1].result.effect, Effect::NoEffect);
+    fight.decide(Side::Defender, Choice::Stay).unwrap();
     fight.decide(Side::Attacker, Choice::Stay).unwrap();
     assert_eq!((fight.round, fight.phase), (2, Phase::Fire));
+    // Round 2 is simultaneous, the attacker's dice first. Seed 4: red 4 4 4 = 3 hits, the
+    // gun is eliminated; the gun still fires 4 4 3 = 2 hits on spent red: eliminated.
     let round = fight
         .fire(&mut roller(4), &FireFacts::default(), &FireFacts::default())
         .unwrap();
@@ -604,6 +585,7 @@ fn artillery_fires_first_only_in_round_one_in_3_2_and_always_in_3_0() {
         .map(|v| v.plan.shooter.as_str())
         .collect();
     assert_eq!(order, ["red", "gun"]);
+    assert_eq!(round.volleys[0].result.effect, Effect::Eliminated);
     assert_eq!(round.volleys[1].result.effect, Effect::Eliminated);
     // 3.0: the artillery fires first in every round.
     let mut old = Combat::new(
@@ -618,6 +600,52 @@ fn artillery_fires_first_only_in_round_one_in_3_2_and_always_in_3_0() {
         .fire(&mut roller(0), &FireFacts::default(), &FireFacts::default())
         .unwrap();
     assert_eq!(round.volleys[0].plan.shooter, "gun");
+}
+
+#[test]
+fn artillery_cannot_support_so_it_cannot_step_up() {
+    let mut fight = Combat::new(
+        Edition::V32,
+        Engagement::Contact,
+        piece("red", UnitKind::Infantry),
+        piece("blue", UnitKind::Infantry),
+    )
+    .unwrap();
+    // Seed 19: red 6 6 6 eliminates blue; blue 6 4 1 = 2 hits, red spent and retreats.
+    fight
+        .fire(
+            &mut roller(19),
+            &FireFacts::default(),
+            &FireFacts::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        fight.decide(
+            Side::Defender,
+            Choice::StepUp(piece("gun", UnitKind::Artillery))
+        ),
+        Err(CombatError::ArtilleryCannotSupport("gun".into()))
+    );
+    fight
+        .decide(
+            Side::Defender,
+            Choice::StepUp(piece("blue-2", UnitKind::Infantry)),
+        )
+        .unwrap();
+    fight
+        .decide(
+            Side::Attacker,
+            Choice::StepUp(piece("red-2", UnitKind::Infantry)),
+        )
+        .unwrap();
+    assert_eq!((fight.round, fight.phase), (2, Phase::Fire));
+    assert_eq!(
+        (
+            fight.attacker.piece.id.as_str(),
+            fight.defender.piece.id.as_str()
+        ),
+        ("red-2", "blue-2")
+    );
 }
 
 #[test]

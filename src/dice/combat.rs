@@ -164,6 +164,10 @@ pub enum CombatError {
         "{0} is artillery: \"Artillery CAN DEFEND (even without Support) but cannot advance to attack\""
     )]
     ArtilleryCannotAttack(String),
+    #[error("{0} is artillery: \"Artillery can receive Support but cannot Support\"")]
+    ArtilleryCannotSupport(String),
+    #[error("a bombardment is one shot, not a combat: use bombard()")]
+    BombardmentIsNotACombat,
     #[error("{0} cannot bombard: only Fresh artillery bombards")]
     CannotBombard(String),
     #[error("{0} is a supply train: \"Bombardment does not affect Supply Trains\"")]
@@ -459,7 +463,8 @@ pub fn apply_hits(
     let bombardment = engagement == Engagement::Bombardment;
     let mut notes = Vec::new();
     let mut counted = scored;
-    // A bombardment is not a combat: it neither spends nor reads the first-hit rule.
+    // A bombardment is not a combat: its first hit is elite-absorbed (or militia-doubled)
+    // on its own, and the combat's first hit is still to come ("It does not carry over").
     let first = scored > 0 && (bombardment || !target.first_hit_taken);
     if first && !bombardment {
         target.first_hit_taken = true;
@@ -535,11 +540,7 @@ pub fn volley(
 ) -> Result<Volley, CombatError> {
     let plan = plan(shot, shooter, target)?;
     let roll = plan.notation().roll(roller);
-    let scored = match roll.outcome {
-        super::Outcome::Hits(n) => n,
-        super::Outcome::Total(_) => unreachable!("a fire plan always scores hits"),
-    };
-    let result = apply_hits(target, scored, shot.edition, shot.engagement);
+    let result = apply_hits(target, roll.hits(), shot.edition, shot.engagement);
     Ok(Volley { plan, roll, result })
 }
 
@@ -595,6 +596,20 @@ impl fmt::Display for Volley {
         }
         Ok(())
     }
+}
+
+/// A supporter may take a lead's place: "Artillery can receive Support but cannot
+/// Support" (3.2), and HQs and trains never fight.
+fn check_supporter(
+    edition: Edition,
+    engagement: Engagement,
+    supporter: &Combatant,
+) -> Result<(), CombatError> {
+    dice_for(edition, engagement, supporter)?;
+    if edition == Edition::V32 && supporter.kind.is_artillery() {
+        return Err(CombatError::ArtilleryCannotSupport(supporter.id.clone()));
+    }
+    Ok(())
 }
 
 /// Where a combat stands.
@@ -691,6 +706,9 @@ impl Combat {
         attacker: Combatant,
         defender: Combatant,
     ) -> Result<Self, CombatError> {
+        if engagement == Engagement::Bombardment {
+            return Err(CombatError::BombardmentIsNotACombat);
+        }
         for piece in [&attacker, &defender] {
             dice_for(edition, engagement, piece)?;
         }
@@ -820,7 +838,7 @@ impl Combat {
         if !self.return_fire_open {
             return Err(CombatError::OutOfTurn("return fire", self.phase));
         }
-        dice_for(self.edition, self.engagement, &supporter)?;
+        check_supporter(self.edition, self.engagement, &supporter)?;
         self.return_fire_open = false;
         self.attacker = Lead::new(supporter);
         self.fire_side(roller, Side::Attacker, facts)
@@ -865,13 +883,7 @@ impl Combat {
                 return Err(CombatError::LeadStillIn(side, lead.piece.id.clone()));
             }
             (Choice::StepUp(supporter), Some(_)) => {
-                if side == Side::Attacker
-                    && edition == Edition::V32
-                    && supporter.kind.is_artillery()
-                {
-                    return Err(CombatError::ArtilleryCannotAttack(supporter.id));
-                }
-                dice_for(edition, engagement, &supporter)?;
+                check_supporter(edition, engagement, &supporter)?;
                 notes.push(format!(
                     "{} steps up in place of {}",
                     supporter.id, lead.piece.id

@@ -142,7 +142,7 @@ impl Notation {
                     .sum::<i32>()
                     + modifier,
             ),
-            Scoring::Hits { .. } => Outcome::Hits(dice.iter().filter(|d| d.hit).count() as u32),
+            Scoring::Hits { .. } => Outcome::Hits(count_hits(&dice)),
         };
         RollReport {
             roll_id,
@@ -172,6 +172,17 @@ impl Notation {
             mask[die] = true;
         }
         mask
+    }
+}
+
+fn count_hits(dice: &[DieRoll]) -> u32 {
+    dice.iter().filter(|d| d.hit).count() as u32
+}
+
+impl RollReport {
+    /// Dice that scored a hit; 0 for a sum.
+    pub fn hits(&self) -> u32 {
+        count_hits(&self.dice)
     }
 }
 
