@@ -848,3 +848,58 @@ fn a_volley_prints_every_modifier_and_die() {
   note: elite: absorbs the first hit of the combat"
     );
 }
+
+#[test]
+fn a_round_is_previewed_with_its_modifiers_then_printed_in_full() {
+    let fight = Combat::new(
+        Edition::V32,
+        Engagement::Contact,
+        piece("red", UnitKind::Infantry),
+        piece("gun", UnitKind::Artillery),
+    )
+    .unwrap();
+    let red_facts = FireFacts {
+        target_cover: vec![Cover::Woods],
+        ..FireFacts::default()
+    };
+    let plans = fight.preview(&red_facts, &FireFacts::default()).unwrap();
+    let shown: Vec<(String, String)> = plans
+        .iter()
+        .map(|p| (p.shooter.clone(), p.notation().to_string()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("gun".into(), "3d6 hits 4+".into()),
+            ("red".into(), "3d6 hits 4+ -1".into())
+        ]
+    );
+    // Seed 0: the gun first, 4 1 3 = 1 hit, red spent. Red answers 6 1 6 at -1 (woods):
+    // 5 0 5 = 2 hits, spent and retreat, which destroys unsupported artillery.
+    let mut fight = fight;
+    let round = fight
+        .fire(&mut roller(0), &red_facts, &FireFacts::default())
+        .unwrap();
+    assert_eq!(
+        round.to_string(),
+        "round 1
+gun is artillery and fires first
+gun fires 3 dice at red, hits on 4+
+  3d6 hits 4+  (roll r0000000000000000)
+    die 1: 4  hit
+    die 2: 1  miss
+    die 3: 3  miss
+    1 hit
+  red becomes spent
+red fires 3 dice at gun, hits on 4+
+  -1  target in cover (woods)
+  3d6 hits 4+ -1  (roll r0000000000000000)
+    die 1: 6 -1 = 5  hit
+    die 2: 1 -1 = 0  miss
+    die 3: 6 -1 = 5  hit
+    2 hits
+  gun eliminated
+  note: unsupported artillery forced to retreat from contact is destroyed"
+    );
+    assert_eq!(fight.defender.exit, Some(Exit::Eliminated));
+}

@@ -8,6 +8,33 @@
 //! dice are thrown ([`plan`]) and every die before and after once they are ([`Volley`]).
 //!
 //! Rules quoted here are from Pub Battles 3.2 (Spanish, translated) unless marked [3.0].
+//!
+//! How the rules engine drives a combat:
+//!
+//! ```
+//! use aide::dice::combat::{Choice, Combat, Combatant, Cover, Edition, Engagement, FireFacts, Phase, Side};
+//! use aide::dice::Roller;
+//! use aide::table::UnitKind;
+//!
+//! let red = Combatant::new("red-1", UnitKind::Infantry);
+//! let blue = Combatant::new("blue-a", UnitKind::Infantry);
+//! let mut fight = Combat::new(Edition::V32, Engagement::Contact, red, blue)?;
+//! // Facts the engine measured: blue stands in woods, so red fires at -1.
+//! let red_shot = FireFacts { target_cover: vec![Cover::Woods], ..FireFacts::default() };
+//! let blue_shot = FireFacts::default();
+//! let plans = fight.preview(&red_shot, &blue_shot)?; // shown before the dice
+//! assert_eq!(plans[0].notation().to_string(), "3d6 hits 4+ -1");
+//! while fight.phase != Phase::Broken {
+//!     let round = fight.fire(&mut Roller::from_os()?, &red_shot, &blue_shot)?;
+//!     println!("{round}"); // every modifier and die; round.volleys[i].roll.roll_id replays it
+//!     for side in [Side::Defender, Side::Attacker] {
+//!         let lead = if side == Side::Attacker { &fight.attacker } else { &fight.defender };
+//!         let choice = if lead.exit.is_some() { Choice::Retreat } else { Choice::Stay };
+//!         fight.decide(side, choice)?;
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fmt;
 
@@ -676,6 +703,19 @@ pub struct Round {
     pub notes: Vec<String>,
 }
 
+impl fmt::Display for Round {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "round {}", self.round)?;
+        for note in &self.notes {
+            write!(f, "\n{note}")?;
+        }
+        for volley in &self.volleys {
+            write!(f, "\n{volley}")?;
+        }
+        Ok(())
+    }
+}
+
 /// A combat between two lead pieces, round by round until it breaks.
 ///
 /// "Resolve Combat in Rounds as follows: 1. The lead piece for the Defender and the
@@ -775,6 +815,35 @@ impl Combat {
         Ok(volley)
     }
 
+    /// The sides in the order they fire this round, and whether the first fires alone
+    /// before the second may answer.
+    fn firing_order(&self) -> ([Side; 2], bool) {
+        match self.fires_first() {
+            Some(first) => ([first, first.other()], true),
+            None => ([Side::Attacker, Side::Defender], false),
+        }
+    }
+
+    /// What this round's volleys will be, in firing order, before any die is thrown: the
+    /// page shows each modifier with its reason first.
+    pub fn preview(
+        &self,
+        attacker: &FireFacts,
+        defender: &FireFacts,
+    ) -> Result<Vec<FirePlan>, CombatError> {
+        let (order, _) = self.firing_order();
+        order
+            .iter()
+            .map(|&side| {
+                let (shooter, target, facts) = match side {
+                    Side::Attacker => (&self.attacker, &self.defender, attacker),
+                    Side::Defender => (&self.defender, &self.attacker, defender),
+                };
+                plan(&self.shot(side, facts), &shooter.piece, &target.piece)
+            })
+            .collect()
+    }
+
     /// Step 1 of a round: the lead pieces fire. `attacker` and `defender` are the facts of
     /// each side's shot. Both volleys come from one roll id, the attacker's dice first.
     pub fn fire(
@@ -792,31 +861,24 @@ impl Combat {
             Side::Attacker => attacker,
             Side::Defender => defender,
         };
-        match self.fires_first() {
-            None => {
-                // Simultaneous: a piece hit this round still fires, so both volleys are
-                // thrown against the state at the start of the round.
-                volleys.push(self.fire_side(roller, Side::Attacker, attacker)?);
-                volleys.push(self.fire_side(roller, Side::Defender, defender)?);
-            }
-            Some(first) => {
-                let second = first.other();
-                notes.push(format!(
-                    "{} is artillery and fires first",
-                    self.lead(first).piece.id
-                ));
-                volleys.push(self.fire_side(roller, first, facts(first))?);
-                if self.lead(second).exit.is_none() {
-                    volleys.push(self.fire_side(roller, second, facts(second))?);
-                } else {
-                    notes.push(format!(
-                        "{} is out before it can return fire",
-                        self.lead(second).piece.id
-                    ));
-                    self.return_fire_open =
-                        self.edition == Edition::V32 && second == Side::Attacker;
-                }
-            }
+        let ([first, second], first_alone) = self.firing_order();
+        if first_alone {
+            notes.push(format!(
+                "{} is artillery and fires first",
+                self.lead(first).piece.id
+            ));
+        }
+        volleys.push(self.fire_side(roller, first, facts(first))?);
+        if !first_alone || self.lead(second).exit.is_none() {
+            // Simultaneous fire: a piece hit this round still fires, so both volleys are
+            // thrown against the state at the start of the round.
+            volleys.push(self.fire_side(roller, second, facts(second))?);
+        } else {
+            notes.push(format!(
+                "{} is out before it can return fire",
+                self.lead(second).piece.id
+            ));
+            self.return_fire_open = self.edition == Edition::V32 && second == Side::Attacker;
         }
         self.phase = Phase::Decide(Side::Defender);
         Ok(Round {
