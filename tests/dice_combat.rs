@@ -903,3 +903,30 @@ red fires 3 dice at gun, hits on 4+
     );
     assert_eq!(fight.defender.exit, Some(Exit::Eliminated));
 }
+
+#[test]
+fn a_table_piece_becomes_a_combatant() {
+    use aide::geom::Footprint;
+    use aide::table::{Piece, Pose};
+    let table_piece = Piece {
+        id: "blue-a".into(),
+        side: "blue".into(),
+        kind: UnitKind::Dragoons,
+        quality: Quality::Militia,
+        command: Some("I".into()),
+        pose: Pose::new(10.0, 5.0, 90.0),
+        status: Status::Spent,
+        footprint: Footprint::new(10.0, 5.0, 90.0, 1.875, 0.375),
+    };
+    let c = Combatant::from(&table_piece);
+    assert_eq!(
+        (c.id.as_str(), c.kind, c.quality, c.status),
+        (
+            "blue-a",
+            UnitKind::Dragoons,
+            Quality::Militia,
+            Status::Spent
+        )
+    );
+    assert!(!c.supported && c.modifiers.is_empty() && !c.first_hit_taken);
+}

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::{Notation, RollReport, Roller};
-use crate::table::{Quality, Status, UnitKind};
+use crate::table::{Piece, Quality, Status, UnitKind};
 
 /// "Hits with results of 4, 5, 6."
 pub const HIT_ON: i32 = 4;
@@ -176,6 +176,18 @@ impl Combatant {
             supported: false,
             modifiers: Vec::new(),
             first_hit_taken: false,
+        }
+    }
+}
+
+/// A piece on the table as it enters a combat: unsupported and without scenario modifiers
+/// until the rules engine says otherwise.
+impl From<&Piece> for Combatant {
+    fn from(piece: &Piece) -> Self {
+        Combatant {
+            quality: piece.quality,
+            status: piece.status,
+            ..Combatant::new(piece.id.clone(), piece.kind)
         }
     }
 }
