@@ -11,7 +11,7 @@
 
 use aide::dice::combat::{
     self, Choice, Combat, CombatError, Combatant, Cover, Edition, Effect, Engagement, Exit,
-    FireFacts, Flank, Modifier, Phase, Shot, Side,
+    FireFacts, Flank, Modifier, Phase, Round, Shot, Side, Volley,
 };
 use aide::dice::{Die, RollId, Roller};
 use aide::table::{Quality, Status, UnitKind};
@@ -30,6 +30,21 @@ fn with(mut c: Combatant, quality: Quality, status: Status) -> Combatant {
     c
 }
 
+fn contact(attacker: Combatant, defender: Combatant) -> Combat {
+    Combat::new(Edition::V32, Engagement::Contact, attacker, defender).unwrap()
+}
+
+/// A round with no cover or flank on either side.
+fn open_round(fight: &mut Combat, seed: u64) -> Round {
+    fight
+        .fire(
+            &mut roller(seed),
+            &FireFacts::default(),
+            &FireFacts::default(),
+        )
+        .unwrap()
+}
+
 fn shot(role: Side, round: u32, facts: FireFacts) -> Shot {
     Shot {
         edition: Edition::V32,
@@ -38,6 +53,17 @@ fn shot(role: Side, round: u32, facts: FireFacts) -> Shot {
         round,
         facts,
     }
+}
+
+/// A round-1 attacker's volley from `seed` at `target`.
+fn attack(seed: u64, facts: FireFacts, shooter: Combatant, target: &mut Combatant) -> Volley {
+    combat::volley(
+        &mut roller(seed),
+        &shot(Side::Attacker, 1, facts),
+        &shooter,
+        target,
+    )
+    .unwrap()
 }
 
 /// Modifier values of a 3.2 infantry-on-infantry shot.
@@ -130,23 +156,16 @@ fn cover_is_minus_one_for_the_attacker_only() {
         target_cover: vec![Cover::Buildings],
         ..FireFacts::default()
     };
-    let v = combat::volley(
-        &mut roller(4),
-        &shot(Side::Attacker, 1, facts),
-        &piece("a", UnitKind::Infantry),
-        &mut target,
-    )
-    .unwrap();
+    let v = attack(4, facts, piece("a", UnitKind::Infantry), &mut target);
     let read: Vec<i32> = v.roll.dice.iter().map(|d| d.modified).collect();
     assert_eq!(read, [3, 3, 3]);
     assert_eq!((v.result.scored, v.result.effect), (0, Effect::NoEffect));
-    let v = combat::volley(
-        &mut roller(4),
-        &shot(Side::Attacker, 1, FireFacts::default()),
-        &piece("a", UnitKind::Infantry),
+    let v = attack(
+        4,
+        FireFacts::default(),
+        piece("a", UnitKind::Infantry),
         &mut target,
-    )
-    .unwrap();
+    );
     assert_eq!((v.result.scored, v.result.effect), (3, Effect::Eliminated));
 }
 
@@ -186,13 +205,7 @@ fn flank_is_plus_one_and_firing_at_your_flanker_minus_one() {
         ..FireFacts::default()
     };
     let mut target = piece("b", UnitKind::Infantry);
-    let v = combat::volley(
-        &mut roller(9),
-        &shot(Side::Attacker, 1, facts),
-        &piece("a", UnitKind::Cavalry),
-        &mut target,
-    )
-    .unwrap();
+    let v = attack(9, facts, piece("a", UnitKind::Cavalry), &mut target);
     let read: Vec<i32> = v.roll.dice.iter().map(|d| d.modified).collect();
     assert_eq!(read, [4, 2, 6]);
     assert_eq!(
@@ -479,17 +492,12 @@ fn unsupported_artillery_forced_to_retreat_is_destroyed() {
 
 #[test]
 fn a_simultaneous_round_then_the_attacker_must_leave() {
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
+    let mut fight = contact(
         piece("red-1", UnitKind::Infantry),
         piece("blue-a", UnitKind::Infantry),
-    )
-    .unwrap();
+    );
     // Seed 0: the attacker throws 4 1 3 (1 hit), the defender 6 1 6 (2 hits).
-    let round = fight
-        .fire(&mut roller(0), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    let round = open_round(&mut fight, 0);
     assert_eq!(round.volleys.len(), 2);
     assert_eq!(round.volleys[0].plan.shooter, "red-1");
     assert_eq!(round.volleys[0].result.effect, Effect::Spent);
@@ -514,13 +522,7 @@ fn a_simultaneous_round_then_the_attacker_must_leave() {
 fn defending_artillery_fires_first_in_round_one_and_a_supporter_returns_fire() {
     let mut gun = piece("gun", UnitKind::Artillery);
     gun.supported = true;
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
-        piece("red-1", UnitKind::Infantry),
-        gun,
-    )
-    .unwrap();
+    let mut fight = contact(piece("red-1", UnitKind::Infantry), gun);
     // Seed 19: the gun throws 6 6 6 first and eliminates red-1 before it fires.
     let mut dice = roller(19);
     let round = fight
@@ -552,17 +554,9 @@ fn defending_artillery_fires_first_in_round_one_and_a_supporter_returns_fire() {
 #[test]
 fn artillery_fires_first_only_in_round_one_in_3_2_and_always_in_3_0() {
     let gun = piece("gun", UnitKind::Artillery);
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
-        piece("red", UnitKind::Infantry),
-        gun.clone(),
-    )
-    .unwrap();
+    let mut fight = contact(piece("red", UnitKind::Infantry), gun.clone());
     // Seed 9, round 1: the gun first, 3 1 5 = 1 hit, red spent; red returns 1 2 3, none.
-    let round = fight
-        .fire(&mut roller(9), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    let round = open_round(&mut fight, 9);
     let order: Vec<&str> = round
         .volleys
         .iter()
@@ -576,9 +570,7 @@ fn artillery_fires_first_only_in_round_one_in_3_2_and_always_in_3_0() {
     assert_eq!((fight.round, fight.phase), (2, Phase::Fire));
     // Round 2 is simultaneous, the attacker's dice first. Seed 4: red 4 4 4 = 3 hits, the
     // gun is eliminated; the gun still fires 4 4 3 = 2 hits on spent red: eliminated.
-    let round = fight
-        .fire(&mut roller(4), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    let round = open_round(&mut fight, 4);
     let order: Vec<&str> = round
         .volleys
         .iter()
@@ -596,29 +588,18 @@ fn artillery_fires_first_only_in_round_one_in_3_2_and_always_in_3_0() {
     )
     .unwrap();
     old.round = 2;
-    let round = old
-        .fire(&mut roller(0), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    let round = open_round(&mut old, 0);
     assert_eq!(round.volleys[0].plan.shooter, "gun");
 }
 
 #[test]
 fn artillery_cannot_support_so_it_cannot_step_up() {
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
+    let mut fight = contact(
         piece("red", UnitKind::Infantry),
         piece("blue", UnitKind::Infantry),
-    )
-    .unwrap();
+    );
     // Seed 19: red 6 6 6 eliminates blue; blue 6 4 1 = 2 hits, red spent and retreats.
-    fight
-        .fire(
-            &mut roller(19),
-            &FireFacts::default(),
-            &FireFacts::default(),
-        )
-        .unwrap();
+    open_round(&mut fight, 19);
     assert_eq!(
         fight.decide(
             Side::Defender,
@@ -650,21 +631,16 @@ fn artillery_cannot_support_so_it_cannot_step_up() {
 
 #[test]
 fn rounds_continue_until_one_side_breaks() {
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
+    let mut fight = contact(
         piece("red", UnitKind::Infantry),
         with(
             piece("blue", UnitKind::Infantry),
             Quality::Elite,
             Status::Fresh,
         ),
-    )
-    .unwrap();
+    );
     // Round 1, seed 9: red 3 1 5 = 1 hit, absorbed by the elite; blue 1 2 3 = no hit.
-    let r1 = fight
-        .fire(&mut roller(9), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    let r1 = open_round(&mut fight, 9);
     assert_eq!(
         (r1.volleys[0].result.counted, r1.volleys[0].result.effect),
         (0, Effect::NoEffect)
@@ -673,9 +649,7 @@ fn rounds_continue_until_one_side_breaks() {
     fight.decide(Side::Attacker, Choice::Stay).unwrap();
     // Round 2, seed 0: red 4 1 3 = 1 hit, now counted: blue spent; blue 6 1 6 = 2 hits:
     // red spent and retreats.
-    let r2 = fight
-        .fire(&mut roller(0), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    let r2 = open_round(&mut fight, 0);
     assert_eq!((r2.round, r2.volleys[0].result.effect), (2, Effect::Spent));
     assert_eq!(r2.volleys[1].result.effect, Effect::SpentAndRetreat);
     // Blue chooses to leave too: a spent piece simply retreats.
@@ -695,17 +669,12 @@ fn rounds_continue_until_one_side_breaks() {
 
 #[test]
 fn voluntary_retreat_spends_a_fresh_piece_and_guns_need_support() {
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
+    let mut fight = contact(
         piece("red", UnitKind::Infantry),
         piece("gun", UnitKind::Artillery),
-    )
-    .unwrap();
+    );
     // Seed 9: the gun first, 3 1 5 = 1 hit, red spent; red 1 2 3, no hit.
-    fight
-        .fire(&mut roller(9), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    open_round(&mut fight, 9);
     assert_eq!(
         fight.decide(Side::Defender, Choice::Retreat),
         Err(CombatError::ArtilleryCannotRetreat("gun".into()))
@@ -716,21 +685,12 @@ fn voluntary_retreat_spends_a_fresh_piece_and_guns_need_support() {
         ["red retreats"]
     );
 
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
+    let mut fight = contact(
         piece("red", UnitKind::Infantry),
         piece("blue", UnitKind::Infantry),
-    )
-    .unwrap();
+    );
     // Seed 17: 2 2 2 and 6 6 2: red takes 2 hits, blue none.
-    fight
-        .fire(
-            &mut roller(17),
-            &FireFacts::default(),
-            &FireFacts::default(),
-        )
-        .unwrap();
+    open_round(&mut fight, 17);
     assert_eq!(
         fight.decide(Side::Defender, Choice::Retreat).unwrap(),
         ["blue retreats voluntarily and becomes spent"]
@@ -760,13 +720,7 @@ fn combats_refuse_what_the_rules_forbid() {
         ),
         Err(CombatError::NotAFighter(..))
     ));
-    let mut fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
-        inf.clone(),
-        piece("b", UnitKind::Infantry),
-    )
-    .unwrap();
+    let mut fight = contact(inf.clone(), piece("b", UnitKind::Infantry));
     assert!(matches!(
         fight.decide(Side::Defender, Choice::Stay),
         Err(CombatError::OutOfTurn("decide", Phase::Fire))
@@ -775,9 +729,7 @@ fn combats_refuse_what_the_rules_forbid() {
         fight.return_fire(&mut roller(0), inf.clone(), &FireFacts::default()),
         Err(CombatError::OutOfTurn(..))
     ));
-    fight
-        .fire(&mut roller(9), &FireFacts::default(), &FireFacts::default())
-        .unwrap();
+    open_round(&mut fight, 9);
     assert!(matches!(
         fight.fire(&mut roller(9), &FireFacts::default(), &FireFacts::default()),
         Err(CombatError::OutOfTurn("fire", _))
@@ -790,13 +742,10 @@ fn combats_refuse_what_the_rules_forbid() {
 
 #[test]
 fn a_combat_round_replays_exactly_and_survives_json() {
-    let start = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
+    let start = contact(
         piece("red", UnitKind::Infantry),
         piece("blue", UnitKind::Infantry),
-    )
-    .unwrap();
+    );
     let facts = FireFacts {
         target_cover: vec![Cover::Woods],
         ..FireFacts::default()
@@ -827,13 +776,7 @@ fn a_volley_prints_every_modifier_and_die() {
         Quality::Elite,
         Status::Fresh,
     );
-    let v = combat::volley(
-        &mut roller(19),
-        &shot(Side::Attacker, 1, facts),
-        &piece("red-1", UnitKind::Infantry),
-        &mut target,
-    )
-    .unwrap();
+    let v = attack(19, facts, piece("red-1", UnitKind::Infantry), &mut target);
     assert_eq!(
         v.to_string(),
         "red-1 fires 3 dice at blue-a, hits on 4+
@@ -851,13 +794,10 @@ fn a_volley_prints_every_modifier_and_die() {
 
 #[test]
 fn a_round_is_previewed_with_its_modifiers_then_printed_in_full() {
-    let fight = Combat::new(
-        Edition::V32,
-        Engagement::Contact,
+    let fight = contact(
         piece("red", UnitKind::Infantry),
         piece("gun", UnitKind::Artillery),
-    )
-    .unwrap();
+    );
     let red_facts = FireFacts {
         target_cover: vec![Cover::Woods],
         ..FireFacts::default()
