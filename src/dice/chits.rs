@@ -138,7 +138,8 @@ pub struct AlterReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Draw {
     /// The roll that picked it; `None` when it moves up behind a successful Jump without
-    /// a draw.
+    /// a draw. Replaying it picks the same chit from the same bag, so the journal keeps
+    /// the cup's state beside the id.
     pub roll_id: Option<RollId>,
     pub chit: Chit,
 }
