@@ -21,6 +21,8 @@ enum Command {
     Check(cli::check::Args),
     /// Whether one move is allowed, and what it cost.
     Move(cli::move_piece::Args),
+    /// Roll dice: notation ("3d6 hits 4+ -1") or a combat between two pieces.
+    Roll(cli::roll::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -42,5 +44,6 @@ fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Check(args) => cli::check::run(args),
         Command::Move(args) => cli::move_piece::run(args),
+        Command::Roll(args) => cli::roll::run(args),
     }
 }

@@ -2,3 +2,4 @@
 
 pub mod check;
 pub mod move_piece;
+pub mod roll;
