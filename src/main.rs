@@ -17,17 +17,33 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Every measuring question for every piece of a table state.
     Check(cli::check::Args),
+    /// Whether one move is allowed, and what it cost.
+    Move(cli::move_piece::Args),
+    /// Roll dice from notation and show every die.
     Roll(cli::roll::Args),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
-    match Cli::parse().command {
+    // Errors are for a person at the table: the chain of causes, no backtrace.
+    match run(Cli::parse().command) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::Check(args) => cli::check::run(args),
+        Command::Move(args) => cli::move_piece::run(args),
         Command::Roll(args) => cli::roll::run(args),
     }
 }

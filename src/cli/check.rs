@@ -1,6 +1,11 @@
 //! `aide check`: every measuring question for every piece of a table state.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
+
+use aide::rules::{PieceReport, TableReport, for_scenario};
+use aide::scenario::{Scenario, load_state};
+use anyhow::Context;
 
 /// Check command range, fields of fire, sight and flanks for a table state.
 #[derive(clap::Args)]
@@ -16,6 +21,135 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("aide check is being written")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let scenario = Scenario::load(&args.scenario)?;
+    let table = load_state(&scenario, &args.state)?;
+    let report = for_scenario(&scenario).check_table(&scenario, &table);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).context("serialising the report")?
+        );
+    } else {
+        print!("{}", for_a_person(&scenario, &report));
+    }
+    Ok(())
+}
+
+/// An enum as it is spelled in files and JSON ("pub-battles-3.2", "infantry").
+fn label<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn list(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        ids.join(", ")
+    }
+}
+
+/// The report as a person reads it: one paragraph per piece, margins in inches.
+pub fn for_a_person(scenario: &Scenario, report: &TableReport) -> String {
+    let m = &report.measures;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({}): foot move {:.2} in, mounted move {:.2} in; command range {:.2} in, field of fire {:.2} in deep, sight {:.2} in\n",
+        scenario.name,
+        label(&report.rules),
+        m.foot_move_in,
+        m.mounted_move_in,
+        m.command_range_in,
+        m.fof_depth_in,
+        m.sight_range_in
+    );
+    for p in &report.pieces {
+        let _ = writeln!(out, "{}", piece_paragraph(scenario, p));
+    }
+    out
+}
+
+fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
+    let name = scenario
+        .unit(&p.id)
+        .map_or(p.id.as_str(), |u| u.name.as_str());
+    let mut s = format!(
+        "{} — {name} ({}, {}, {})\n",
+        p.id,
+        p.side,
+        label(&p.kind),
+        label(&p.status)
+    );
+    let hq = p.kind == aide::table::UnitKind::Hq;
+    let what = if hq {
+        "army commander's range"
+    } else {
+        "command"
+    };
+    let hill = match (p.hill_level, p.terrain.as_str()) {
+        (0, _) => String::new(),
+        (level, "hill") => format!(" (level {level})"),
+        (level, _) => format!(" on a hill (level {level})"),
+    };
+    let cover = p
+        .cover
+        .as_ref()
+        .map_or(String::new(), |c| format!(", cover ({c})"));
+    let _ = writeln!(s, "  terrain: {}{hill}{cover}", p.terrain);
+    match (p.in_command, p.command_margin_in, &p.commanded_by) {
+        (Some(true), Some(m), Some(hq)) => {
+            let _ = writeln!(s, "  {what}: in range of {hq} by {m:.2} in");
+        }
+        (Some(false), Some(m), Some(hq)) => {
+            let _ = writeln!(
+                s,
+                "  {what}: OUT of range, {:.2} in beyond {hq}'s range",
+                -m
+            );
+        }
+        (Some(_), _, _) => {
+            let _ = writeln!(
+                s,
+                "  {what}: OUT of range, {} not on the table",
+                if hq { "the army HQ is" } else { "its HQ is" }
+            );
+        }
+        (None, _, _) => {}
+    }
+    if !p.fof_detail.is_empty() {
+        let fof: Vec<String> = p
+            .fof_detail
+            .iter()
+            .map(|f| format!("{} ({:.0}% inside)", f.id, f.fraction_inside * 100.0))
+            .collect();
+        let _ = writeln!(s, "  in the field of fire of: {}", fof.join(", "));
+    }
+    let _ = writeln!(s, "  can see: {}", list(&p.can_see));
+    if !p.in_contact_with.is_empty() {
+        let _ = writeln!(s, "  in contact with: {}", list(&p.in_contact_with));
+    }
+    if !p.flanked_by.is_empty() {
+        let _ = writeln!(s, "  FLANKED by: {}", list(&p.flanked_by));
+    }
+    if let Some(sup) = &p.supported_by {
+        let _ = writeln!(s, "  supported by: {sup}");
+    }
+    if p.in_road_column {
+        let _ = writeln!(s, "  in road column");
+    }
+    if let Some(r) = &p.rally
+        && p.status == aide::table::Status::Spent
+    {
+        let _ = writeln!(
+            s,
+            "  rally: {} ({})",
+            if r.possible { "yes" } else { "no" },
+            r.reason
+        );
+    }
+    s
 }

@@ -1,4 +1,5 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`.
 
 pub mod check;
+pub mod move_piece;
 pub mod roll;

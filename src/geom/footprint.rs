@@ -3,7 +3,8 @@
 use geo::{Coord, Line, LineString, Polygon};
 use serde::{Deserialize, Serialize};
 
-use super::heading_vector;
+use super::{area_inside_convex, heading_vector};
+use geo::MultiPolygon;
 
 /// A piece's footprint on the map: an oriented rectangle whose front edge is
 /// `frontage_in` long and faces `heading_deg`, `depth_in` deep from front to rear.
@@ -86,6 +87,26 @@ impl Footprint {
 
     pub fn area(&self) -> f64 {
         self.frontage_in * self.depth_in
+    }
+
+    /// Radius of the circle through the corners: with it, two footprints whose centres
+    /// are farther apart than the sum of their radii plus a distance are surely farther
+    /// apart than that distance, without computing the exact edge-to-edge distance.
+    pub fn radius(&self) -> f64 {
+        self.frontage_in.hypot(self.depth_in) / 2.0
+    }
+
+    /// Whether another footprint may lie within `distance` of this one (a cheap test
+    /// that never says no wrongly).
+    pub fn may_be_within(&self, other: &Footprint, distance: f64) -> bool {
+        let d = self.center - other.center;
+        let reach = self.radius() + other.radius() + distance;
+        d.x * d.x + d.y * d.y <= reach * reach
+    }
+
+    /// Fraction of this footprint lying inside `area`, in [0, 1].
+    pub fn fraction_inside(&self, area: &MultiPolygon<f64>) -> f64 {
+        (area_inside_convex(area, &self.corners()) / self.area()).clamp(0.0, 1.0)
     }
 }
 

@@ -5,8 +5,11 @@
 //! fractions. Conventions (shared with every stage): origin at the map's top-left
 //! corner, x right, y down; a heading of 0 faces the top edge, 90 faces +x, clockwise.
 
+mod clip;
 mod footprint;
 mod segment;
+
+pub use clip::area_inside_convex;
 
 pub use footprint::{Edge, Footprint};
 pub use segment::{Interval, inside_intervals};

@@ -1,1 +1,156 @@
-//! Rules engines.
+//! Rules engines: every measuring question a table asks, answered with its numbers.
+//!
+//! A [`RuleSet`] takes a scenario and a table state and returns verdicts. A verdict is
+//! never a bare bool: it carries the distance, the limit and the margin in inches, or
+//! the terrain that blocked sight, so that a player can see why and by how much.
+
+pub mod pub_battles;
+
+use serde::Serialize;
+
+use crate::scenario::{RulesId, Scenario};
+use crate::table::{Piece, Pose, Status, TableState};
+
+/// The questions every rule system answers.
+pub trait RuleSet: Send + Sync {
+    /// The rules id as written in scenarios, e.g. "pub-battles-3.2".
+    fn id(&self) -> RulesId;
+
+    /// Every per-piece verdict for a whole table.
+    fn check_table(&self, scenario: &Scenario, table: &TableState) -> TableReport;
+
+    /// Whether `piece` may move from where it stands to `to` (in state `to_status`);
+    /// `night` for the night turn's restrictions.
+    fn check_move(
+        &self,
+        scenario: &Scenario,
+        table: &TableState,
+        piece: &Piece,
+        to: Pose,
+        to_status: Status,
+        night: bool,
+    ) -> MoveVerdict;
+
+    /// Whether `viewer` can see `target`, with what blocked it.
+    fn sight(
+        &self,
+        scenario: &Scenario,
+        table: &TableState,
+        viewer: &Piece,
+        target: &Piece,
+    ) -> SightVerdict;
+}
+
+/// The rules engine a scenario names.
+pub fn for_scenario(scenario: &Scenario) -> Box<dyn RuleSet> {
+    Box::new(pub_battles::PubBattles::new(scenario.rules))
+}
+
+/// All verdicts for one table.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableReport {
+    pub rules: RulesId,
+    /// Lengths the verdicts used, so a reader can check them.
+    pub measures: MeasuresUsed,
+    pub pieces: Vec<PieceReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MeasuresUsed {
+    pub foot_move_in: f64,
+    pub mounted_move_in: f64,
+    pub command_range_in: f64,
+    pub fof_depth_in: f64,
+    pub sight_range_in: f64,
+}
+
+/// Everything the rules say about one piece.
+#[derive(Debug, Clone, Serialize)]
+pub struct PieceReport {
+    pub id: String,
+    pub side: String,
+    pub kind: crate::table::UnitKind,
+    pub status: Status,
+    /// The terrain type under the majority of the footprint ("clear" when none is).
+    pub terrain: String,
+    /// Hill level the piece stands on (0 = low ground).
+    pub hill_level: u8,
+    /// Cover the terrain gives against every attacker (woods, buildings); hill cover
+    /// depends on where the attacker came from and is judged per combat.
+    pub cover: Option<String>,
+    /// Null when the piece has no commanding HQ (HQs themselves, unattached units).
+    pub in_command: Option<bool>,
+    /// Command range minus the edge-to-edge distance to the nearest commanding HQ:
+    /// positive inside, negative outside. Null when the HQ is not on the table.
+    pub command_margin_in: Option<f64>,
+    /// The HQ whose range was measured (the corps HQ or the army HQ, whichever is nearer).
+    pub commanded_by: Option<String>,
+    /// Enemies whose field of fire holds the majority of this piece.
+    pub in_fof_of: Vec<String>,
+    pub fof_detail: Vec<FofEntry>,
+    /// Enemy pieces this piece can see (spotting range, line of sight).
+    pub can_see: Vec<String>,
+    pub flanked_by: Vec<String>,
+    pub in_contact_with: Vec<String>,
+    pub supported_by: Option<String>,
+    pub in_road_column: bool,
+    /// Enemies within 1/3 foot move: a night move or a road column may not approach them.
+    pub enemies_within_third_foot: Vec<String>,
+    pub rally: Option<RallyVerdict>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FofEntry {
+    pub id: String,
+    /// Fraction of this piece's footprint inside that enemy's field of fire.
+    pub fraction_inside: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RallyVerdict {
+    pub possible: bool,
+    /// The unpacked friendly supply train measured to, if any is on the table.
+    pub train: Option<String>,
+    pub margin_in: Option<f64>,
+    pub reason: String,
+}
+
+/// Line of sight between two pieces.
+#[derive(Debug, Clone, Serialize)]
+pub struct SightVerdict {
+    pub can_see: bool,
+    /// Edge-to-edge distance.
+    pub distance_in: f64,
+    pub range_in: f64,
+    /// What stopped the sight line, if anything.
+    pub blocked_by: Option<Blocker>,
+    /// Blockers the viewer saw over from a hill.
+    pub seen_over: Vec<Blocker>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Blocker {
+    /// woods, buildings, hill, out-of-range, or piece (3.0, where pieces block).
+    pub kind: String,
+    pub name: Option<String>,
+    /// Where the sight line meets it, in map inches.
+    pub at: Option<[f64; 2]>,
+    pub reason: String,
+}
+
+/// Whether a move between two poses is allowed, and what it cost.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveVerdict {
+    pub legal: bool,
+    /// Centre-to-centre distance moved.
+    pub distance_in: f64,
+    /// What the piece may move after all costs.
+    pub allowance_in: f64,
+    pub margin_in: f64,
+    /// Each deduction or bonus, with its reason.
+    pub costs: Vec<String>,
+    /// Rule breaches, each with its reason; empty when legal.
+    pub problems: Vec<String>,
+    /// Rules the end position breaks unless the move is an attack (e.g. ending in a FoF).
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,807 @@
+//! Hand-computed cases for every Pub Battles check, on `tests/fixtures/mini`.
+//!
+//! Geometry reminders used in the expectations: a fresh block is 1.875 x 0.375 in, a
+//! spent one 1.875 x 0.75 in, an HQ cube 0.375 in; a piece facing 0 has its front edge
+//! toward smaller y. Command range is 7.5 / 3 = 2.5 in; a field of fire is 5.25 / 3 =
+//! 1.75 in deep; sight reaches 5.25 in.
+
+use std::path::Path;
+
+use super::*;
+use crate::scenario::{Scenario, Terrain};
+use crate::table::{Placement, Status, TableState};
+
+const TOML: &str = include_str!("../../../tests/fixtures/mini/scenario.toml");
+const TERRAIN: &str = include_str!("../../../tests/fixtures/mini/terrain.geojson");
+
+fn scenario(rules: &str) -> Scenario {
+    let text = TOML
+        .replace("terrain = \"terrain.geojson\"\n", "")
+        .replace("pub-battles-3.2", rules);
+    let mut s = Scenario::from_toml(Path::new("mini.toml"), &text).unwrap();
+    s.terrain = Terrain::parse(Path::new("terrain.geojson"), TERRAIN).unwrap();
+    s
+}
+
+fn at(id: &str, x: f64, y: f64, h: f64) -> Placement {
+    Placement {
+        id: id.into(),
+        x_in: x,
+        y_in: y,
+        heading_deg: h,
+        status: Status::Fresh,
+    }
+}
+
+fn spent(mut p: Placement) -> Placement {
+    p.status = Status::Spent;
+    p
+}
+
+struct Case {
+    scenario: Scenario,
+    rules: PubBattles,
+    table: TableState,
+}
+
+fn case(rules: &str, placements: &[Placement]) -> Case {
+    let scenario = scenario(rules);
+    let table = scenario.table(placements).unwrap();
+    let rules = PubBattles::new(scenario.rules);
+    Case {
+        scenario,
+        rules,
+        table,
+    }
+}
+
+fn v32(placements: &[Placement]) -> Case {
+    case("pub-battles-3.2", placements)
+}
+
+impl Case {
+    fn report(&self, id: &str) -> PieceReport {
+        self.rules
+            .check_table(&self.scenario, &self.table)
+            .pieces
+            .into_iter()
+            .find(|p| p.id == id)
+            .unwrap()
+    }
+    fn piece(&self, id: &str) -> &Piece {
+        self.table.piece(id).unwrap()
+    }
+    fn sees(&self, a: &str, b: &str) -> SightVerdict {
+        line_of_sight(
+            &self.rules,
+            &self.scenario,
+            &self.table,
+            self.piece(a),
+            self.piece(b),
+        )
+    }
+    fn fof(&self, shooter: &str, target: &str) -> Option<f64> {
+        in_field_of_fire(
+            &self.rules,
+            &self.scenario,
+            &self.table,
+            self.piece(shooter),
+            self.piece(target),
+        )
+    }
+    fn mv(&self, id: &str, x: f64, y: f64, h: f64) -> MoveVerdict {
+        check_move(
+            &self.rules,
+            &self.scenario,
+            &self.table,
+            self.piece(id),
+            Pose::new(x, y, h),
+            self.piece(id).status,
+            false,
+        )
+    }
+}
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+// ---- command range ----
+
+#[test]
+fn command_range_is_one_third_mounted_move_edge_to_edge() {
+    // HQ cube spans y 9.8125..10.1875; a block facing 0 at y = c has its front edge at
+    // c - 0.1875, so the gap is c - 10.375.
+    let c = v32(&[
+        at("rh", 10.0, 10.0, 0.0),
+        at("r1", 10.0, 12.855, 0.0),
+        at("r2", 14.0, 12.895, 0.0),
+    ]);
+    let r1 = c.report("r1");
+    assert_eq!(r1.in_command, Some(true));
+    assert!(
+        near(r1.command_margin_in.unwrap(), 0.02),
+        "{:?}",
+        r1.command_margin_in
+    );
+    assert_eq!(r1.commanded_by.as_deref(), Some("rh"));
+    let c = v32(&[at("rh", 10.0, 10.0, 0.0), at("r1", 10.0, 12.895, 0.0)]);
+    let r1 = c.report("r1");
+    assert_eq!(r1.in_command, Some(false));
+    assert!(near(r1.command_margin_in.unwrap(), -0.02));
+}
+
+#[test]
+fn command_range_only_has_to_touch_the_piece() {
+    // Block beside the HQ, 2.4 in from the cube's right face to its own left end: almost
+    // all of the block lies beyond 2.5 in, yet the range touches it.
+    let x = 10.1875 + 2.4 + 0.9375;
+    let c = v32(&[at("rh", 10.0, 10.0, 0.0), at("r1", x, 10.0, 0.0)]);
+    let r1 = c.report("r1");
+    assert_eq!(r1.in_command, Some(true));
+    assert!(near(r1.command_margin_in.unwrap(), 0.1));
+}
+
+#[test]
+fn the_army_hq_commands_every_unit_and_a_missing_hq_is_out_of_command() {
+    let c = v32(&[
+        at("rh", 30.0, 10.0, 0.0),
+        at("ra", 10.0, 10.0, 0.0),
+        at("r1", 10.0, 12.0, 0.0),
+    ]);
+    let r1 = c.report("r1");
+    assert_eq!(
+        (r1.in_command, r1.commanded_by.as_deref()),
+        (Some(true), Some("ra"))
+    );
+    assert!(near(
+        r1.command_margin_in.unwrap(),
+        2.5 - (12.0 - 0.1875 - 10.1875)
+    ));
+    let c = v32(&[at("r1", 10.0, 12.0, 0.0)]);
+    let r1 = c.report("r1");
+    assert_eq!((r1.in_command, r1.command_margin_in), (Some(false), None));
+    // The corps HQ is measured to its army HQ; the army HQ has no commander.
+    let c = v32(&[at("rh", 10.0, 12.0, 0.0), at("ra", 10.0, 10.0, 0.0)]);
+    assert!(near(c.report("rh").command_margin_in.unwrap(), 2.5 - 1.625));
+    assert_eq!(c.report("ra").in_command, None);
+}
+
+#[test]
+fn quick_start_measures_command_from_the_hq_centre() {
+    let c = case(
+        "pub-battles-qs",
+        &[at("rh", 10.0, 10.0, 0.0), at("r1", 10.0, 12.855, 0.0)],
+    );
+    // From the cube's centre the gap is 0.1875 longer: 2.6675 > 2.5.
+    let r1 = c.report("r1");
+    assert_eq!(r1.in_command, Some(false));
+    assert!(near(r1.command_margin_in.unwrap(), 2.5 - 2.6675));
+}
+
+// ---- terrain ----
+
+#[test]
+fn terrain_is_the_type_under_the_majority_of_the_footprint() {
+    // Square Wood spans x 4..8. A block centred at x = 8.0 + 0.9375 - f * 1.875 has a
+    // fraction f of its length inside.
+    let inside = |f: f64| 8.0 + 0.9375 - f * 1.875;
+    let c = v32(&[
+        at("r1", inside(0.52), 6.0, 0.0),
+        at("r2", inside(0.48), 7.0, 0.0),
+    ]);
+    assert_eq!(c.report("r1").terrain, "woods");
+    assert_eq!(c.report("r1").cover.as_deref(), Some("woods"));
+    assert_eq!(c.report("r2").terrain, "clear");
+    assert_eq!(c.report("r2").cover, None);
+    // The quick start's "at least half" takes exactly half.
+    let c = case("pub-battles-qs", &[at("r1", inside(0.5), 6.0, 0.0)]);
+    assert_eq!(c.report("r1").terrain, "woods");
+    let c = v32(&[at("r1", inside(0.5), 6.0, 0.0)]);
+    assert_eq!(c.report("r1").terrain, "clear");
+}
+
+#[test]
+fn woods_on_a_hill_is_one_cover_not_two() {
+    // "Firing at a Defender on a Hill and in Woods is still -1, not -2" [3.2]: the
+    // copse on Long Ridge gives the one cover "woods", at hill level 1.
+    let c = v32(&[at("r1", 27.5, 21.5, 0.0)]);
+    let r1 = c.report("r1");
+    assert_eq!(
+        (r1.terrain.as_str(), r1.hill_level, r1.cover.as_deref()),
+        ("woods", 1, Some("woods"))
+    );
+    let c = v32(&[at("r1", 22.5, 24.0, 0.0)]);
+    let r1 = c.report("r1");
+    assert_eq!(
+        (r1.terrain.as_str(), r1.hill_level, r1.cover),
+        ("hill", 1, None)
+    );
+}
+
+#[test]
+fn a_block_along_the_road_is_in_road_column_and_across_it_is_not() {
+    // High Road runs along y = 28; "turn piece lengthwise along the road": heading 0
+    // puts the long axis along x.
+    let c = v32(&[at("r1", 20.0, 28.0, 0.0), at("r2", 25.0, 28.0, 90.0)]);
+    assert!(c.report("r1").in_road_column);
+    assert!(!c.report("r2").in_road_column);
+}
+
+// ---- field of fire ----
+
+#[test]
+fn field_of_fire_depth_is_one_third_foot_move_with_majority_inside() {
+    // Shooter at (20, 10) facing 0: front edge y = 9.8125, FoF ends at y = 8.0625. A
+    // target block centred at y = 8.0625 + d has 0.1875 + d of its 0.375 depth inside.
+    let target = |d: f64| at("b1", 20.0, 8.0625 + d, 180.0);
+    let c = v32(&[at("r1", 20.0, 10.0, 0.0), target(0.02)]);
+    let f = c.fof("r1", "b1").unwrap();
+    assert!(near(f, 0.2075 / 0.375), "{f}");
+    assert_eq!(c.report("b1").in_fof_of, vec!["r1".to_string()]);
+    let c = v32(&[at("r1", 20.0, 10.0, 0.0), target(-0.02)]);
+    assert_eq!(c.fof("r1", "b1"), None);
+    assert!(c.report("b1").in_fof_of.is_empty());
+}
+
+#[test]
+fn field_of_fire_splays_45_degrees_from_the_front_corners() {
+    // The right side runs from the front-right corner (20.9375, 9.8125) up and out:
+    // x = 30.75 - y. A block at y 8.8125..9.1875 whose left end is at a has
+    // (21.75 - a) / 1.875 of its area inside, so the majority limit is a centre x of 21.75.
+    let c = v32(&[at("r1", 20.0, 10.0, 0.0), at("b1", 21.73, 9.0, 180.0)]);
+    let f = c.fof("r1", "b1").unwrap();
+    assert!(near(f, (21.75 - (21.73 - 0.9375)) / 1.875), "{f}");
+    let c = v32(&[at("r1", 20.0, 10.0, 0.0), at("b1", 21.77, 9.0, 180.0)]);
+    assert_eq!(c.fof("r1", "b1"), None);
+}
+
+#[test]
+fn cavalry_and_hqs_have_no_field_of_fire_and_friends_block_fire() {
+    let c = v32(&[at("rc", 20.0, 10.0, 0.0), at("b1", 20.0, 8.6, 180.0)]);
+    assert_eq!(c.fof("rc", "b1"), None);
+    // A friendly piece on the line of fire: "cannot fire through/over friendly pieces".
+    let c = v32(&[
+        at("r1", 20.0, 10.0, 0.0),
+        at("r2", 20.0, 9.3, 0.0),
+        at("b1", 20.0, 8.5, 180.0),
+    ]);
+    assert_eq!(c.fof("r1", "b1"), None);
+    // ... but sight passes through pieces in 3.2.
+    assert!(c.sees("r1", "b1").can_see);
+}
+
+#[test]
+fn field_of_fire_is_limited_by_line_of_sight() {
+    // Target 0.6 in deep in Square Wood (its lower edge y = 8): more than 3/8 in.
+    let c = v32(&[at("r1", 6.0, 9.0, 0.0), at("b1", 6.0, 7.4, 180.0)]);
+    assert!(c.fof_fraction_only("r1", "b1") > 0.5);
+    assert_eq!(c.fof("r1", "b1"), None);
+}
+
+impl Case {
+    fn fof_fraction_only(&self, a: &str, b: &str) -> f64 {
+        fof_fraction(&self.rules, &self.scenario, self.piece(a), self.piece(b))
+    }
+}
+
+// ---- line of sight ----
+
+#[test]
+fn sight_reaches_three_eighths_into_woods() {
+    // Square Wood's lower edge is y = 8; the viewer stands below at y = 11. A target
+    // whose near edge is d inside the wood (centre 8 - d - 0.1875) is visible when
+    // d <= 0.375.
+    let c = v32(&[
+        at("r1", 6.0, 11.0, 0.0),
+        at("b1", 6.0, 8.0 - 0.355 - 0.1875, 180.0),
+    ]);
+    assert!(c.sees("r1", "b1").can_see);
+    let c = v32(&[
+        at("r1", 6.0, 11.0, 0.0),
+        at("b1", 6.0, 8.0 - 0.395 - 0.1875, 180.0),
+    ]);
+    let v = c.sees("r1", "b1");
+    assert!(!v.can_see);
+    let b = v.blocked_by.unwrap();
+    assert_eq!(
+        (b.kind.as_str(), b.name.as_deref()),
+        ("woods", Some("Square Wood"))
+    );
+    // Symmetric: the piece in the wood cannot see out either.
+    assert!(!c.sees("b1", "r1").can_see);
+    // A block whose front edge pokes into the wood is not blocked by its own edge.
+    let c = v32(&[at("r1", 6.0, 8.1, 0.0), at("b1", 6.0, 11.0, 180.0)]);
+    assert!(c.sees("r1", "b1").can_see);
+}
+
+#[test]
+fn woods_between_two_pieces_block_sight_and_range_is_one_foot_move() {
+    let c = v32(&[at("r1", 6.0, 9.0, 0.0), at("b1", 6.0, 3.6, 180.0)]);
+    let v = c.sees("r1", "b1");
+    assert!(!v.can_see);
+    assert_eq!(v.blocked_by.unwrap().kind, "woods");
+    // Open ground: visible at 5.24 in edge to edge, not at 5.26.
+    let gap = |g: f64| at("b1", 20.0, 10.0 - 0.375 - g, 180.0);
+    let c = v32(&[at("r1", 20.0, 10.0, 0.0), gap(5.24)]);
+    assert!(c.sees("r1", "b1").can_see);
+    let c = v32(&[at("r1", 20.0, 10.0, 0.0), gap(5.26)]);
+    let v = c.sees("r1", "b1");
+    assert!(!v.can_see);
+    assert_eq!(v.blocked_by.unwrap().kind, "out-of-range");
+}
+
+#[test]
+fn sight_onto_a_hill_stops_at_the_crest() {
+    // Long Ridge spans y 20..26 with its crest at y = 23; the viewer stands below it at
+    // y = 19. A target on the near slope (y 22) is seen; one beyond the crest (y 24) is not.
+    let c = v32(&[at("r1", 22.0, 19.0, 180.0), at("b1", 22.0, 22.0, 0.0)]);
+    assert!(c.sees("r1", "b1").can_see);
+    let c = v32(&[at("r1", 22.0, 19.0, 180.0), at("b1", 22.0, 24.0, 0.0)]);
+    let v = c.sees("r1", "b1");
+    assert!(!v.can_see);
+    assert_eq!(v.blocked_by.unwrap().kind, "hill");
+    // Two pieces on the same hill look across its top.
+    let c = v32(&[at("r1", 22.0, 21.0, 180.0), at("b1", 22.0, 25.0, 0.0)]);
+    assert!(c.sees("r1", "b1").can_see);
+}
+
+#[test]
+fn from_a_hill_you_see_over_woods_you_are_nearer_to_than_the_target() {
+    // A hill (y 10..12) behind a strip of low wood (y 8..8.5), built for this test.
+    let hill = r#"{"type":"FeatureCollection","features":[
+{"type":"Feature","properties":{"terrain":"hill","id":"h","level":1},"geometry":{"type":"Polygon","coordinates":[[[0,10],[12,10],[12,12],[0,12],[0,10]]]}},
+{"type":"Feature","properties":{"terrain":"woods","name":"Low Wood"},"geometry":{"type":"Polygon","coordinates":[[[0,8],[12,8],[12,8.5],[0,8.5],[0,8]]]}}]}"#;
+    let mut c = v32(&[at("r1", 6.0, 10.6, 0.0), at("b1", 6.0, 6.5, 180.0)]);
+    c.scenario.terrain = Terrain::parse(Path::new("t.geojson"), hill).unwrap();
+    // Viewer centre 10.6 -> wood starts at 8.5 (2.1 away); wood ends at 8.0 -> target
+    // centre 6.5 (1.5 away): the viewer is farther, so the wood blocks.
+    let v = c.sees("r1", "b1");
+    assert!(!v.can_see, "{v:?}");
+    // Move the target back to y = 5.3 (2.7 from the wood): now the viewer is nearer.
+    let mut c2 = v32(&[at("r1", 6.0, 10.6, 0.0), at("b1", 6.0, 5.3, 180.0)]);
+    c2.scenario.terrain = c.scenario.terrain.clone();
+    let v = c2.sees("r1", "b1");
+    assert!(v.can_see, "{v:?}");
+    assert_eq!(v.seen_over.len(), 1);
+    // From low ground the same wood blocks whatever the distances.
+    let mut c3 = v32(&[at("r1", 6.0, 9.6, 0.0), at("b1", 6.0, 5.3, 180.0)]);
+    c3.scenario.terrain = c.scenario.terrain.clone();
+    assert!(!c3.sees("r1", "b1").can_see);
+}
+
+#[test]
+fn pieces_block_sight_in_3_0_but_not_in_3_2() {
+    let placements = [
+        at("r1", 20.0, 10.0, 0.0),
+        at("b2", 20.0, 8.0, 0.0),
+        at("b1", 20.0, 6.0, 180.0),
+    ];
+    assert!(v32(&placements).sees("r1", "b1").can_see);
+    let v = case("pub-battles-3.0", &placements).sees("r1", "b1");
+    assert!(!v.can_see);
+    assert_eq!(v.blocked_by.unwrap().name.as_deref(), Some("b2"));
+}
+
+// ---- contact, flank, support ----
+
+/// Blue defender at (30, 10) facing 180 (down the map): its front edge is y = 10.1875,
+/// its right-hand side is the short edge at x = 29.0625.
+fn defender() -> Placement {
+    at("b1", 30.0, 10.0, 180.0)
+}
+
+#[test]
+fn a_frontal_attack_is_contact_without_flank() {
+    let c = v32(&[defender(), at("r1", 30.0, 10.375, 0.0)]);
+    let b1 = c.report("b1");
+    assert_eq!(b1.in_contact_with, vec!["r1".to_string()]);
+    assert!(b1.flanked_by.is_empty());
+}
+
+#[test]
+fn the_attackers_centre_behind_the_defenders_front_line_flanks() {
+    // Attacker facing +x with its front edge on the defender's side (x = 29.0625): its
+    // centre is at x = 28.875, and y = 10 + s puts it s ahead of the defender's centre.
+    // The front line is 0.1875 ahead of the centre.
+    let attacker = |s: f64| at("r1", 28.875, 10.0 + s, 90.0);
+    let c = v32(&[defender(), attacker(0.0)]);
+    assert_eq!(c.report("b1").flanked_by, vec!["r1".to_string()]);
+    let c = v32(&[defender(), attacker(0.1675)]);
+    assert_eq!(c.report("b1").flanked_by, vec!["r1".to_string()]);
+    let c = v32(&[defender(), attacker(0.2075)]);
+    assert_eq!(c.report("b1").in_contact_with, vec!["r1".to_string()]);
+    assert!(c.report("b1").flanked_by.is_empty());
+}
+
+#[test]
+fn defenders_in_buildings_cannot_be_flanked() {
+    // The Hamlet spans 14..16 x 4..6.
+    let c = v32(&[at("b1", 15.0, 5.0, 180.0), at("r1", 13.875, 5.0, 90.0)]);
+    let b1 = c.report("b1");
+    assert_eq!(
+        (b1.terrain.as_str(), b1.in_contact_with.len()),
+        ("buildings", 1)
+    );
+    assert!(b1.flanked_by.is_empty());
+}
+
+#[test]
+fn a_piece_in_road_column_counts_as_flanked_by_any_attacker() {
+    let c = v32(&[at("b1", 20.0, 28.0, 0.0), at("r1", 20.0, 28.375, 0.0)]);
+    let b1 = c.report("b1");
+    assert!(b1.in_road_column);
+    assert_eq!(b1.flanked_by, vec!["r1".to_string()]);
+}
+
+#[test]
+fn contact_needs_touching_edges_within_a_sixteenth_and_a_majority_overlap() {
+    let front = |gap: f64, shift: f64| at("r1", 30.0 + shift, 10.375 + gap, 0.0);
+    assert_eq!(
+        v32(&[defender(), front(0.06, 0.0)])
+            .report("b1")
+            .in_contact_with
+            .len(),
+        1
+    );
+    assert!(
+        v32(&[defender(), front(0.07, 0.0)])
+            .report("b1")
+            .in_contact_with
+            .is_empty()
+    );
+    // Side-by-side shift: the touching stretch is 1.875 - shift, a majority below 0.9375.
+    assert_eq!(
+        v32(&[defender(), front(0.0, 0.91)])
+            .report("b1")
+            .in_contact_with
+            .len(),
+        1
+    );
+    assert!(
+        v32(&[defender(), front(0.0, 0.96)])
+            .report("b1")
+            .in_contact_with
+            .is_empty()
+    );
+}
+
+#[test]
+fn support_is_one_friendly_piece_directly_behind_and_never_artillery() {
+    let c = v32(&[
+        at("r1", 10.0, 20.0, 0.0),
+        at("r2", 10.0, 20.375, 0.0),
+        at("r3", 10.0, 20.75, 0.0),
+    ]);
+    assert_eq!(c.report("r1").supported_by.as_deref(), Some("r2"));
+    assert_eq!(c.report("r2").supported_by.as_deref(), Some("r3"));
+    let c = v32(&[at("r1", 10.0, 20.0, 0.0), at("rart", 10.0, 20.375, 0.0)]);
+    assert_eq!(c.report("r1").supported_by, None);
+    // Artillery can receive support.
+    let c = v32(&[at("rart", 10.0, 20.0, 0.0), at("r1", 10.0, 20.375, 0.0)]);
+    assert_eq!(c.report("rart").supported_by.as_deref(), Some("r1"));
+    // Quick start: only cavalry supports cavalry.
+    let c = case(
+        "pub-battles-qs",
+        &[at("rc", 10.0, 20.0, 0.0), at("r1", 10.0, 20.375, 0.0)],
+    );
+    assert_eq!(c.report("rc").supported_by, None);
+}
+
+#[test]
+fn flank_in_3_0_is_being_in_their_fof_while_they_are_not_in_yours() {
+    // r1 faces +x beside b1's flank, 0.5 in away: b1 lies in r1's FoF, r1 is not in
+    // b1's (which points down the map).
+    let c = case(
+        "pub-battles-3.0",
+        &[defender(), at("r1", 28.375, 10.0, 90.0)],
+    );
+    assert_eq!(c.report("b1").flanked_by, vec!["r1".to_string()]);
+    // Face to face, each is in the other's FoF: no flank.
+    let c = case("pub-battles-3.0", &[defender(), at("r1", 30.0, 11.0, 0.0)]);
+    assert!(c.report("b1").flanked_by.is_empty());
+}
+
+#[test]
+fn quick_start_flank_is_two_attackers_or_one_from_the_rear() {
+    let c = case(
+        "pub-battles-qs",
+        &[defender(), at("r1", 28.875, 10.0, 90.0)],
+    );
+    assert!(c.report("b1").flanked_by.is_empty());
+    let c = case(
+        "pub-battles-qs",
+        &[
+            defender(),
+            at("r1", 28.875, 10.0, 90.0),
+            at("r2", 30.0, 10.375, 0.0),
+        ],
+    );
+    assert_eq!(c.report("b1").flanked_by.len(), 2);
+    // b1's rear edge is y = 9.8125: an attacker facing down touching it.
+    let c = case(
+        "pub-battles-qs",
+        &[defender(), at("r1", 30.0, 9.625, 180.0)],
+    );
+    assert_eq!(c.report("b1").flanked_by, vec!["r1".to_string()]);
+}
+
+// ---- rally, night ----
+
+#[test]
+fn rally_needs_an_unpacked_train_within_a_third_mounted_move_and_no_contact() {
+    // Train lying flat (unpacked) 2.4 in behind a spent block.
+    let train = spent(at("rt", 10.0, 20.0 + 0.375 + 2.4 + 0.375, 0.0));
+    let c = v32(&[spent(at("r1", 10.0, 20.0, 0.0)), train.clone()]);
+    let r = c.report("r1").rally.unwrap();
+    assert!(r.possible, "{r:?}");
+    assert!(near(r.margin_in.unwrap(), 0.1));
+    // A packed (upright) train does not count.
+    let c = v32(&[spent(at("r1", 10.0, 20.0, 0.0)), at("rt", 10.0, 23.0, 0.0)]);
+    assert!(!c.report("r1").rally.unwrap().possible);
+    // In contact with an enemy: no rally.
+    // The spent block's front edge is y = 19.625; the enemy's front edge touches it.
+    let c = v32(&[
+        spent(at("r1", 10.0, 20.0, 0.0)),
+        train,
+        at("b1", 10.0, 19.625 - 0.1875, 180.0),
+    ]);
+    let r = c.report("r1").rally.unwrap();
+    assert!(!r.possible && r.reason.contains("contact"), "{r:?}");
+    // Cavalry needs no train.
+    let c = v32(&[spent(at("rc", 10.0, 20.0, 0.0))]);
+    assert!(c.report("rc").rally.unwrap().possible);
+}
+
+#[test]
+fn enemies_within_a_third_foot_move_are_listed_for_night_and_column_moves() {
+    let gap = |g: f64| at("b1", 20.0, 10.0 - 0.375 - g, 180.0);
+    assert_eq!(
+        v32(&[at("r1", 20.0, 10.0, 0.0), gap(1.73)])
+            .report("r1")
+            .enemies_within_third_foot
+            .len(),
+        1
+    );
+    assert!(
+        v32(&[at("r1", 20.0, 10.0, 0.0), gap(1.77)])
+            .report("r1")
+            .enemies_within_third_foot
+            .is_empty()
+    );
+}
+
+// ---- movement ----
+
+#[test]
+fn a_straight_move_may_go_one_foot_move() {
+    let c = v32(&[at("r1", 20.0, 12.0, 0.0)]);
+    let v = c.mv("r1", 20.0, 12.0 - 5.23, 0.0);
+    assert!(v.legal, "{v:?}");
+    assert!(near(v.margin_in, 0.02));
+    let v = c.mv("r1", 20.0, 12.0 - 5.27, 0.0);
+    assert!(!v.legal);
+    assert!(near(v.margin_in, -0.02));
+    // Cavalry moves mounted: 7.5 in.
+    let c = v32(&[at("rc", 20.0, 12.0, 0.0)]);
+    assert!(c.mv("rc", 20.0, 12.0 - 7.49, 0.0).legal);
+}
+
+#[test]
+fn oblique_moves_up_to_45_degrees_are_free_and_more_costs_a_facing_change() {
+    let c = v32(&[at("r1", 20.0, 12.0, 0.0)]);
+    let go = |deg: f64, d: f64| {
+        let r = deg.to_radians();
+        c.mv("r1", 20.0 + d * r.sin(), 12.0 - d * r.cos(), 0.0)
+    };
+    let v = go(44.0, 3.0);
+    assert!(near(v.allowance_in, 5.25), "{v:?}");
+    let v = go(46.0, 3.0);
+    assert!(near(v.allowance_in, 3.5), "{v:?}");
+    assert!(v.legal);
+    assert!(!go(46.0, 3.6).legal);
+    // Wheel and move: one free facing change, full allowance.
+    let v = c.mv("r1", 23.0, 12.0, 90.0);
+    assert!(near(v.allowance_in, 5.25), "{v:?}");
+}
+
+#[test]
+fn difficult_terrain_costs_one_third_once() {
+    // Through Square Wood (x 4..8, y 4..8) and out: 5.25 -> 3.5.
+    let c = v32(&[at("r1", 6.0, 9.0, 0.0)]);
+    let v = c.mv("r1", 6.0, 9.0 - 3.4, 0.0);
+    assert!(v.legal && near(v.allowance_in, 3.5), "{v:?}");
+    assert!(!c.mv("r1", 6.0, 9.0 - 3.6, 0.0).legal);
+    // Stream and woods together still lose only 1/3: Mill Brook is x = 2.
+    let c = v32(&[at("r1", 1.0, 6.0, 90.0)]);
+    let v = c.mv("r1", 4.5, 6.0, 90.0);
+    assert!(near(v.allowance_in, 3.5), "{v:?}");
+}
+
+#[test]
+fn rivers_are_crossed_only_at_fords_and_bridges() {
+    let c = v32(&[at("r1", 20.0, 16.5, 0.0), at("r2", 10.5, 16.5, 0.0)]);
+    let v = c.mv("r1", 20.0, 13.5, 0.0);
+    assert!(
+        !v.legal && v.problems.iter().any(|p| p.contains("river")),
+        "{v:?}"
+    );
+    // The Shallow Ford spans x 10..11: r2's centre line crosses inside it, 3 in of the
+    // 3.5 in a reduced move allows.
+    let v = c.mv("r2", 10.5, 13.5, 0.0);
+    assert!(v.legal && near(v.allowance_in, 3.5), "{v:?}");
+    assert!(
+        v.costs.iter().any(|c| c.contains("difficult terrain")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn no_flank_attack_where_the_majority_of_the_piece_would_stand_in_the_river() {
+    // "Can Blue flank Red? No. There is not enough room. The majority of the piece is in
+    // or past the river." [3.2 move examples]. Red stands just south of the river bank
+    // (y 15.3) facing north; a blue block moving to its flank would end with most of
+    // its footprint in the river.
+    let c = v32(&[at("r1", 20.0, 15.6, 0.0), at("b1", 17.0, 15.0, 90.0)]);
+    let v = c.mv("b1", 18.875, 15.6, 90.0);
+    assert!(
+        !v.legal && v.problems.iter().any(|p| p.contains("river")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn a_flank_attack_needs_room_for_the_piece() {
+    // "It cannot attack the right blue piece in the flank because the majority of the
+    // piece does not fit there." [3.2 move examples]: two blue blocks side by side; the
+    // spot on the inner flank is taken.
+    let c = v32(&[
+        at("b1", 20.0, 10.0, 180.0),
+        at("b2", 22.0, 10.0, 180.0),
+        at("r1", 21.0, 13.0, 90.0),
+    ]);
+    let v = c.mv("r1", 21.0, 10.0, 90.0);
+    assert!(
+        !v.legal && v.problems.iter().any(|p| p.contains("stack")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn impassable_marsh_for_cavalry_and_enemy_pieces_block_movement() {
+    let c = v32(&[at("rc", 36.0, 8.0, 0.0)]);
+    let v = c.mv("rc", 36.0, 4.0, 0.0);
+    assert!(
+        !v.legal && v.problems.iter().any(|p| p.contains("marsh")),
+        "{v:?}"
+    );
+    let c = v32(&[at("r1", 37.5, 13.5, 0.0)]);
+    let v = c.mv("r1", 37.5, 8.5, 0.0);
+    assert!(
+        !v.legal && v.problems.iter().any(|p| p.contains("impassable")),
+        "{v:?}"
+    );
+    let c = v32(&[at("r1", 20.0, 12.0, 0.0), at("b1", 20.0, 10.0, 0.0)]);
+    let v = c.mv("r1", 20.0, 8.0, 0.0);
+    assert!(
+        v.problems.iter().any(|p| p.contains("through enemy")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn road_column_doubles_the_move_and_keeps_off_the_enemy() {
+    let c = v32(&[at("r1", 5.0, 28.0, 0.0), at("b1", 30.0, 26.0, 180.0)]);
+    let v = c.mv("r1", 5.0 + 10.4, 28.0, 0.0);
+    assert!(v.legal && near(v.allowance_in, 10.5), "{v:?}");
+    // Ending 1.6 in from an enemy: inside 1/3 foot move (1.75).
+    let v = c.mv("r1", 30.0, 28.0, 0.0);
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains("road column cannot move within")),
+        "{v:?}"
+    );
+    // 3.0 forbids only the enemy's field of fire. Starting 10 in up the road, r1 may end
+    // 1.6 in from b1 (x 30) when beside its field of fire (which points down the map,
+    // widening to x 27.3..32.7 at y 27.94): at x 26, its right end is at 26.94.
+    let c30 = case(
+        "pub-battles-3.0",
+        &[at("r1", 16.0, 28.0, 0.0), at("b1", 30.0, 26.0, 180.0)],
+    );
+    let v = c30.mv("r1", 26.0, 28.0, 0.0);
+    assert!(v.problems.is_empty(), "{v:?}");
+    let v = c30.mv("r1", 25.0, 26.0, 0.0);
+    assert!(!v.legal, "off the road is no column march: {v:?}");
+    let c30 = case(
+        "pub-battles-3.0",
+        &[at("r1", 22.0, 28.0, 0.0), at("b1", 30.0, 26.5, 180.0)],
+    );
+    // Now b1 stands 0.5 in nearer: its field of fire reaches y 28.44 and holds r1.
+    let v = c30.mv("r1", 30.0, 28.0, 0.0);
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains("into the field of fire of enemy b1")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn an_attack_must_start_in_command_and_artillery_cannot_advance_to_attack() {
+    let c = v32(&[
+        at("rh", 10.0, 27.0, 0.0),
+        at("r1", 20.0, 13.0, 0.0),
+        at("b1", 20.0, 10.0, 180.0),
+        at("rart", 24.5, 13.0, 0.0),
+        at("b2", 24.5, 10.0, 180.0),
+    ]);
+    let v = c.mv("r1", 20.0, 10.375, 0.0);
+    assert!(
+        v.problems.iter().any(|p| p.contains("command range")),
+        "{v:?}"
+    );
+    let v = c.mv("rart", 24.5, 10.375, 0.0);
+    assert!(v.problems.iter().any(|p| p.contains("artillery")), "{v:?}");
+}
+
+#[test]
+fn ending_in_an_enemy_field_of_fire_without_attacking_is_flagged() {
+    let c = v32(&[at("r1", 20.0, 14.0, 0.0), at("b1", 20.0, 10.0, 180.0)]);
+    let v = c.mv("r1", 20.0, 11.0, 0.0);
+    assert!(
+        v.warnings.iter().any(|w| w.contains("field of fire of b1")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn red_can_attack_across_the_river_at_the_ford() {
+    // "Can Red attack across the river? Yes. Just move them forward as shown." [3.2]
+    // Blue waits on the north bank (y 14.7) just behind the Shallow Ford (x 10..11);
+    // Red, in command, walks straight over the ford into contact: 2.9 in, within the
+    // 3.5 in a move through difficult terrain allows.
+    let c = v32(&[
+        at("rh", 10.5, 17.5, 0.0),
+        at("r1", 10.5, 16.5, 0.0),
+        at("b1", 10.5, 13.225, 180.0),
+    ]);
+    let v = c.mv("r1", 10.5, 13.6, 0.0);
+    assert!(v.legal, "{v:?}");
+    assert!(
+        near(v.allowance_in, 3.5) && near(v.distance_in, 2.9),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn at_night_no_piece_may_approach_within_a_third_foot_move() {
+    let c = v32(&[at("r1", 20.0, 14.0, 0.0), at("b1", 20.0, 10.0, 180.0)]);
+    // Ending 1.70 in from the enemy (inside 1.75) is barred at night, fine by day.
+    let to = 10.0 + 0.375 + 1.70;
+    let night = check_move(
+        &c.rules,
+        &c.scenario,
+        &c.table,
+        c.piece("r1"),
+        Pose::new(20.0, to, 0.0),
+        Status::Fresh,
+        true,
+    );
+    assert!(
+        night.problems.iter().any(|p| p.contains("at night")),
+        "{night:?}"
+    );
+    assert!(c.mv("r1", 20.0, to, 0.0).problems.is_empty());
+    let to = 10.0 + 0.375 + 1.80;
+    let night = check_move(
+        &c.rules,
+        &c.scenario,
+        &c.table,
+        c.piece("r1"),
+        Pose::new(20.0, to, 0.0),
+        Status::Fresh,
+        true,
+    );
+    assert!(night.legal, "{night:?}");
+}

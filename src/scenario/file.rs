@@ -1,0 +1,508 @@
+//! The scenario TOML: its raw form (with source spans for error messages) and the
+//! validated types the rest of the program uses.
+
+use std::collections::HashSet;
+use std::fmt::Display;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::error::{ScenarioError, line_of, toml_field_at};
+use super::{Scenario, Terrain};
+use crate::model::PieceModel;
+use crate::table::{Quality, Status, UnitKind};
+
+/// Which rule book the table plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum RulesId {
+    /// Pub Battles 3.2, the newest rules and the default.
+    #[default]
+    #[serde(rename = "pub-battles-3.2")]
+    PubBattles32,
+    #[serde(rename = "pub-battles-3.0")]
+    PubBattles30,
+    /// The pre-3.0 quick start / house rules.
+    #[serde(rename = "pub-battles-qs")]
+    PubBattlesQuickStart,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MapSpec {
+    pub width_in: f64,
+    pub height_in: f64,
+    /// Map image, relative to the scenario file.
+    pub image: Option<String>,
+    /// Terrain GeoJSON, relative to the scenario file.
+    pub terrain: Option<String>,
+}
+
+/// The lengths of the physical move sticks. Pub Battles gives no absolute lengths in its
+/// texts: "the range card shows the maximum possible move" [3.2]; these are the
+/// published sticks and can be changed per table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measures {
+    pub foot_move_in: f64,
+    pub mounted_move_in: f64,
+    pub model: String,
+}
+
+/// The map edge a side's army comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HomeEdge {
+    Top,
+    Bottom,
+    Left,
+    Right,
+}
+
+impl HomeEdge {
+    /// The heading that faces away from this edge, toward the enemy.
+    pub fn facing_away_deg(self) -> f64 {
+        match self {
+            HomeEdge::Bottom => 0.0,
+            HomeEdge::Left => 90.0,
+            HomeEdge::Top => 180.0,
+            HomeEdge::Right => 270.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    pub id: String,
+    pub name: String,
+    /// CSS colour for the page.
+    pub colour: String,
+    pub home_edge: HomeEdge,
+}
+
+/// A command (corps): its HQ and its Alter rating.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Command {
+    pub id: String,
+    pub side: String,
+    pub name: String,
+    /// Unit id of the commanding HQ cube.
+    pub hq: Option<String>,
+    /// Alter succeeds on a d6 at or under this rating [3.2].
+    pub alter: u8,
+    /// Whether the command has a chit in the cup.
+    pub chit: bool,
+}
+
+/// Where a unit starts the game.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitSetup {
+    pub x_in: f64,
+    pub y_in: f64,
+    pub heading_deg: f64,
+    #[serde(default)]
+    pub status: Status,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unit {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    pub command: Option<String>,
+    pub kind: UnitKind,
+    pub quality: Quality,
+    pub setup: Option<UnitSetup>,
+}
+
+// ---- raw form, as written, with spans ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScenario {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    rules: RulesId,
+    pub(super) map: RawMap,
+    #[serde(default)]
+    pub(super) measures: RawMeasures,
+    sides: Vec<RawSide>,
+    #[serde(default)]
+    commands: Vec<RawCommand>,
+    #[serde(default)]
+    units: Vec<RawUnit>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMap {
+    width_in: Spanned<f64>,
+    height_in: Spanned<f64>,
+    #[serde(default)]
+    image: Option<String>,
+    #[serde(default)]
+    pub(super) terrain: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMeasures {
+    #[serde(default = "default_foot")]
+    foot_move_in: Spanned<f64>,
+    #[serde(default = "default_mounted")]
+    mounted_move_in: Spanned<f64>,
+    #[serde(default = "default_model")]
+    pub(super) model: Spanned<String>,
+}
+
+fn default_foot() -> Spanned<f64> {
+    Spanned::new(0..0, 5.25)
+}
+fn default_mounted() -> Spanned<f64> {
+    Spanned::new(0..0, 7.5)
+}
+fn default_model() -> Spanned<String> {
+    Spanned::new(0..0, "pub-battles".to_owned())
+}
+
+impl Default for RawMeasures {
+    fn default() -> Self {
+        Self {
+            foot_move_in: default_foot(),
+            mounted_move_in: default_mounted(),
+            model: default_model(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSide {
+    id: Spanned<String>,
+    name: String,
+    colour: String,
+    home_edge: HomeEdge,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCommand {
+    id: Spanned<String>,
+    side: Spanned<String>,
+    name: String,
+    #[serde(default)]
+    hq: Option<Spanned<String>>,
+    #[serde(default = "default_alter")]
+    alter: Spanned<u8>,
+    #[serde(default = "default_true")]
+    chit: bool,
+}
+
+fn default_alter() -> Spanned<u8> {
+    Spanned::new(0..0, 3)
+}
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUnit {
+    id: Spanned<String>,
+    name: String,
+    side: Spanned<String>,
+    #[serde(default)]
+    command: Option<Spanned<String>>,
+    kind: Spanned<UnitKind>,
+    #[serde(default)]
+    quality: Quality,
+    #[serde(default)]
+    setup: Option<Spanned<UnitSetup>>,
+}
+
+/// Parse the TOML text; syntax, type and unknown-key errors name line and field.
+pub(super) fn parse(path: &Path, text: &str) -> Result<RawScenario, ScenarioError> {
+    toml::from_str(text).map_err(|e| {
+        let offset = e.span().map(|s| s.start);
+        ScenarioError::new(
+            path,
+            offset.map(|o| line_of(text, o)),
+            offset.and_then(|o| toml_field_at(text, o)),
+            e.message().trim().to_owned(),
+        )
+    })
+}
+
+impl RawScenario {
+    /// An error at a spanned value. Defaulted values (empty span) have no line.
+    pub(super) fn error<T>(
+        &self,
+        path: &Path,
+        text: &str,
+        at: &Spanned<T>,
+        field: &str,
+        msg: impl Display,
+    ) -> ScenarioError {
+        spanned_error(path, text, at.span(), field, msg.to_string())
+    }
+
+    /// Check every cross-reference and number, then build the scenario.
+    pub(super) fn into_scenario(
+        self,
+        path: &Path,
+        text: &str,
+        model: PieceModel,
+        terrain: Terrain,
+    ) -> Result<Scenario, ScenarioError> {
+        let err = |span: std::ops::Range<usize>, field: &str, msg: String| {
+            spanned_error(path, text, span, field, msg)
+        };
+        let positive = |v: &Spanned<f64>, field: &str| {
+            if v.get_ref().is_finite() && *v.get_ref() > 0.0 {
+                Ok(*v.get_ref())
+            } else {
+                Err(err(
+                    v.span(),
+                    field,
+                    format!("must be a positive number of inches, got {}", v.get_ref()),
+                ))
+            }
+        };
+        let width_in = positive(&self.map.width_in, "map.width_in")?;
+        let height_in = positive(&self.map.height_in, "map.height_in")?;
+        let foot_move_in = positive(&self.measures.foot_move_in, "measures.foot_move_in")?;
+        let mounted_move_in = positive(&self.measures.mounted_move_in, "measures.mounted_move_in")?;
+
+        let mut side_ids = HashSet::new();
+        for s in &self.sides {
+            if !side_ids.insert(s.id.get_ref().as_str()) {
+                return Err(err(
+                    s.id.span(),
+                    "sides.id",
+                    format!("side {:?} is defined twice", s.id.get_ref()),
+                ));
+            }
+        }
+        if self.sides.len() < 2 {
+            return Err(ScenarioError::new(
+                path,
+                None,
+                Some("sides".into()),
+                "a scenario needs at least two sides",
+            ));
+        }
+        let known_side = |s: &Spanned<String>, field: &str| {
+            if side_ids.contains(s.get_ref().as_str()) {
+                Ok(())
+            } else {
+                Err(err(
+                    s.span(),
+                    field,
+                    format!(
+                        "no side has id {:?}; sides are {:?}",
+                        s.get_ref(),
+                        sorted(&side_ids)
+                    ),
+                ))
+            }
+        };
+
+        let mut unit_ids = HashSet::new();
+        for u in &self.units {
+            if !unit_ids.insert(u.id.get_ref().as_str()) {
+                return Err(err(
+                    u.id.span(),
+                    "units.id",
+                    format!("unit {:?} is defined twice", u.id.get_ref()),
+                ));
+            }
+        }
+        let mut command_ids = HashSet::new();
+        for c in &self.commands {
+            if !command_ids.insert(c.id.get_ref().as_str()) {
+                return Err(err(
+                    c.id.span(),
+                    "commands.id",
+                    format!("command {:?} is defined twice", c.id.get_ref()),
+                ));
+            }
+            known_side(&c.side, "commands.side")?;
+            if !(1..=6).contains(c.alter.get_ref()) {
+                return Err(err(
+                    c.alter.span(),
+                    "commands.alter",
+                    format!(
+                        "an Alter rating is rolled on a d6: 1 to 6, got {}",
+                        c.alter.get_ref()
+                    ),
+                ));
+            }
+            if let Some(hq) = &c.hq {
+                let unit = self.units.iter().find(|u| u.id.get_ref() == hq.get_ref());
+                match unit {
+                    None => {
+                        return Err(err(
+                            hq.span(),
+                            "commands.hq",
+                            format!("no unit has id {:?}", hq.get_ref()),
+                        ));
+                    }
+                    Some(u) if !u.kind.get_ref().is_hq() => {
+                        return Err(err(
+                            hq.span(),
+                            "commands.hq",
+                            format!(
+                                "unit {:?} is {:?}, not an HQ",
+                                hq.get_ref(),
+                                u.kind.get_ref()
+                            ),
+                        ));
+                    }
+                    Some(u) if u.side.get_ref() != c.side.get_ref() => {
+                        return Err(err(
+                            hq.span(),
+                            "commands.hq",
+                            format!(
+                                "HQ {:?} belongs to side {:?}, the command to {:?}",
+                                hq.get_ref(),
+                                u.side.get_ref(),
+                                c.side.get_ref()
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        for u in &self.units {
+            known_side(&u.side, "units.side")?;
+            if let Some(c) = &u.command {
+                match self
+                    .commands
+                    .iter()
+                    .find(|cmd| cmd.id.get_ref() == c.get_ref())
+                {
+                    None => {
+                        return Err(err(
+                            c.span(),
+                            "units.command",
+                            format!(
+                                "no command has id {:?}; commands are {:?}",
+                                c.get_ref(),
+                                sorted(&command_ids)
+                            ),
+                        ));
+                    }
+                    Some(cmd) if cmd.side.get_ref() != u.side.get_ref() => {
+                        return Err(err(
+                            c.span(),
+                            "units.command",
+                            format!(
+                                "command {:?} belongs to side {:?}, the unit to {:?}",
+                                c.get_ref(),
+                                cmd.side.get_ref(),
+                                u.side.get_ref()
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+            if let Some(s) = &u.setup {
+                let v = s.get_ref();
+                let inside =
+                    (0.0..=width_in).contains(&v.x_in) && (0.0..=height_in).contains(&v.y_in);
+                if !inside || !v.heading_deg.is_finite() {
+                    return Err(err(
+                        s.span(),
+                        "units.setup",
+                        format!(
+                            "setup ({}, {}) is off the {width_in} x {height_in} in map",
+                            v.x_in, v.y_in
+                        ),
+                    ));
+                }
+            }
+        }
+
+        Ok(Scenario {
+            path: path.to_path_buf(),
+            name: self.name,
+            description: self.description,
+            rules: self.rules,
+            map: MapSpec {
+                width_in,
+                height_in,
+                image: self.map.image,
+                terrain: self.map.terrain.map(Spanned::into_inner),
+            },
+            measures: Measures {
+                foot_move_in,
+                mounted_move_in,
+                model: self.measures.model.into_inner(),
+            },
+            sides: self
+                .sides
+                .into_iter()
+                .map(|s| Side {
+                    id: s.id.into_inner(),
+                    name: s.name,
+                    colour: s.colour,
+                    home_edge: s.home_edge,
+                })
+                .collect(),
+            commands: self
+                .commands
+                .into_iter()
+                .map(|c| Command {
+                    id: c.id.into_inner(),
+                    side: c.side.into_inner(),
+                    name: c.name,
+                    hq: c.hq.map(Spanned::into_inner),
+                    alter: c.alter.into_inner(),
+                    chit: c.chit,
+                })
+                .collect(),
+            units: self
+                .units
+                .into_iter()
+                .map(|u| Unit {
+                    id: u.id.into_inner(),
+                    name: u.name,
+                    side: u.side.into_inner(),
+                    command: u.command.map(Spanned::into_inner),
+                    kind: u.kind.into_inner(),
+                    quality: u.quality,
+                    setup: u.setup.map(Spanned::into_inner),
+                })
+                .collect(),
+            model,
+            terrain,
+        })
+    }
+}
+
+/// An error at a span of the TOML text. A defaulted value has an empty span and no
+/// line; the field then falls back to the dotted name given.
+fn spanned_error(
+    path: &Path,
+    text: &str,
+    span: std::ops::Range<usize>,
+    field: &str,
+    msg: String,
+) -> ScenarioError {
+    let written = span.end > 0;
+    let line = written.then(|| line_of(text, span.start));
+    let field = written
+        .then(|| toml_field_at(text, span.start))
+        .flatten()
+        .unwrap_or_else(|| field.to_owned());
+    ScenarioError::new(path, line, Some(field), msg)
+}
+
+fn sorted(ids: &HashSet<&str>) -> Vec<String> {
+    let mut v: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    v.sort();
+    v
+}

@@ -1,0 +1,265 @@
+//! `aide check` and `aide move` driven as a user (or an outside test) drives them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mini")
+        .join(name)
+}
+
+fn aide(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_aide"))
+        .args(args)
+        .output()
+        .expect("runs aide")
+}
+
+fn check_json(scenario: &Path, state: &Path) -> Value {
+    let out = aide(&[
+        "check",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("check prints JSON")
+}
+
+fn piece<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+        .unwrap()
+}
+
+#[test]
+fn check_json_reports_command_fire_and_sight_with_margins() {
+    let report = check_json(&fixture("scenario.toml"), &fixture("state.json"));
+    // r1's front edge is 12.855 - 0.1875 = 12.6675; the HQ cube's far face is 10.1875:
+    // 2.48 in apart, 0.02 inside the 2.5 in command range.
+    let r1 = piece(&report, "r1");
+    assert_eq!(r1["in_command"], true);
+    assert_eq!(r1["command_margin_in"].as_f64().unwrap(), 0.02);
+    // r2's nearest corner is (2.375, 2.52) in from the cube's: 3.4628 in, 0.9628 out.
+    let r2 = piece(&report, "r2");
+    assert_eq!(r2["in_command"], false);
+    assert_eq!(r2["command_margin_in"].as_f64().unwrap(), -0.9628);
+    // b1 lies flat (0.75 deep) at y 10.625..11.375, facing r1; r1's field of fire ends
+    // at 12.6675 - 1.75 = 10.9175, so 0.4575 / 0.75 = 61% of b1 is inside it.
+    let b1 = piece(&report, "b1");
+    assert_eq!(b1["in_fof_of"], serde_json::json!(["r1"]));
+    assert_eq!(
+        b1["fof_detail"][0]["fraction_inside"].as_f64().unwrap(),
+        0.61
+    );
+    assert_eq!(b1["terrain"], "clear");
+    assert_eq!(r1["in_fof_of"], serde_json::json!(["b1"]));
+    assert_eq!(r1["can_see"], serde_json::json!(["b1"]));
+    assert_eq!(r1["flanked_by"], serde_json::json!([]));
+    // HQs have no commanding HQ of their own on this table.
+    assert_eq!(piece(&report, "rh")["command_margin_in"], Value::Null);
+}
+
+#[test]
+fn check_for_a_person_says_in_command_by_how_much() {
+    let out = aide(&[
+        "check",
+        "--scenario",
+        fixture("scenario.toml").to_str().unwrap(),
+        "--state",
+        fixture("state.json").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("command: in range of rh by 0.02 in"),
+        "{text}"
+    );
+    assert!(
+        text.contains("command: OUT of range, 0.96 in beyond rh's range"),
+        "{text}"
+    );
+}
+
+#[test]
+fn move_reports_allowance_and_margin() {
+    let out = aide(&[
+        "move",
+        "--scenario",
+        fixture("scenario.toml").to_str().unwrap(),
+        "--state",
+        fixture("state.json").to_str().unwrap(),
+        "--unit",
+        "r2",
+        "--to",
+        "13.5,8.0,0",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["legal"], true);
+    assert!((v["distance_in"].as_f64().unwrap() - 4.895).abs() < 1e-9);
+    assert!((v["margin_in"].as_f64().unwrap() - (5.25 - 4.895)).abs() < 1e-9);
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn failing(args: &[&str]) -> String {
+    let out = aide(args);
+    assert!(
+        !out.status.success(),
+        "expected failure: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn a_broken_scenario_names_the_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("terrain.geojson"),
+        dir.path().join("terrain.geojson"),
+    )
+    .unwrap();
+    let good = std::fs::read_to_string(fixture("scenario.toml")).unwrap();
+    let state = fixture("state.json");
+    let state = state.to_str().unwrap();
+
+    // A typo in a key is an error, not silently ignored.
+    let s = write(
+        dir.path(),
+        "typo.toml",
+        &good.replace("mounted_move_in = 7.5", "mounted_mov_in = 7.5"),
+    );
+    let err = failing(&["check", "--scenario", s.to_str().unwrap(), "--state", state]);
+    let line = good
+        .lines()
+        .position(|l| l.starts_with("mounted_move_in"))
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains(&format!(
+            "typo.toml:{line}: measures.mounted_mov_in: unknown field `mounted_mov_in`"
+        )),
+        "{err}"
+    );
+
+    // A unit that names a command that does not exist.
+    let s = write(
+        dir.path(),
+        "ref.toml",
+        &good.replacen(
+            "command = \"r-1\"\nkind = \"infantry\"",
+            "command = \"r-9\"\nkind = \"infantry\"",
+            1,
+        ),
+    );
+    let err = failing(&["check", "--scenario", s.to_str().unwrap(), "--state", state]);
+    assert!(
+        err.contains("ref.toml:") && err.contains("units[2].command: no command has id \"r-9\""),
+        "{err}"
+    );
+
+    // A wrong value type.
+    let s = write(
+        dir.path(),
+        "kind.toml",
+        &good.replacen("kind = \"cavalry\"", "kind = \"tank\"", 1),
+    );
+    let err = failing(&["check", "--scenario", s.to_str().unwrap(), "--state", state]);
+    assert!(err.contains(".kind: unknown variant `tank`"), "{err}");
+
+    // Broken terrain names the GeoJSON file and line.
+    let terrain = std::fs::read_to_string(fixture("terrain.geojson")).unwrap();
+    write(
+        dir.path(),
+        "terrain.geojson",
+        &terrain.replace("\"marsh\"", "\"swamp\""),
+    );
+    let s = write(dir.path(), "ok.toml", &good);
+    let err = failing(&["check", "--scenario", s.to_str().unwrap(), "--state", state]);
+    let line = terrain
+        .lines()
+        .position(|l| l.contains("\"marsh\""))
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains(&format!(
+            "terrain.geojson:{line}: features[9]: unknown variant `swamp`"
+        )),
+        "{err}"
+    );
+}
+
+/// The error `aide check` prints for a state file with this text.
+fn state_error(dir: &Path, name: &str, json: &str) -> String {
+    let state = write(dir, name, json);
+    let scenario = fixture("scenario.toml");
+    failing(&[
+        "check",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn a_bad_state_says_which_piece_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = state_error(
+        dir.path(),
+        "s.json",
+        r#"{"pieces":[{"id":"r1","x_in":1,"y_in":2,"heading_deg":0},{"id":"zz","x_in":1,"y_in":2,"heading_deg":0}]}"#,
+    );
+    assert!(
+        err.contains("pieces[1]: id \"zz\" is not a unit of scenario \"Test Table\""),
+        "{err}"
+    );
+    let err = state_error(
+        dir.path(),
+        "d.json",
+        r#"{"pieces":[{"id":"r1","x_in":1,"y_in":2,"heading_deg":0},{"id":"r1","x_in":5,"y_in":2,"heading_deg":0}]}"#,
+    );
+    assert!(
+        err.contains("pieces[1]: id \"r1\" is already placed by pieces[0]"),
+        "{err}"
+    );
+    let err = state_error(
+        dir.path(),
+        "b.json",
+        r#"{"pieces":[{"id":"r1","x_in":"one","y_in":2,"heading_deg":0}]}"#,
+    );
+    assert!(
+        err.contains("b.json: invalid type: string \"one\"") && err.contains("line 1"),
+        "{err}"
+    );
+    let err = failing(&[
+        "check",
+        "--scenario",
+        "/nonexistent.toml",
+        "--state",
+        dir.path().join("b.json").to_str().unwrap(),
+    ]);
+    assert!(err.contains("/nonexistent.toml: cannot read"), "{err}");
+}
