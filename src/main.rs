@@ -23,6 +23,8 @@ enum Command {
     Move(cli::move_piece::Args),
     /// The turn log of a game: print it, export it, or record one from state files.
     Log(cli::log::Args),
+    /// Roll dice: notation ("3d6 hits 4+ -1") or a combat between two pieces.
+    Roll(cli::roll::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -45,5 +47,6 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Check(args) => cli::check::run(args),
         Command::Move(args) => cli::move_piece::run(args),
         Command::Log(args) => cli::log::run(args),
+        Command::Roll(args) => cli::roll::run(args),
     }
 }

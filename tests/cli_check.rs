@@ -211,55 +211,45 @@ fn a_broken_scenario_names_the_file_line_and_field() {
     );
 }
 
+/// The error `aide check` prints for a state file with this text.
+fn state_error(dir: &Path, name: &str, json: &str) -> String {
+    let state = write(dir, name, json);
+    let scenario = fixture("scenario.toml");
+    failing(&[
+        "check",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn a_bad_state_says_which_piece_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
-    let scenario = fixture("scenario.toml");
-    let scenario = scenario.to_str().unwrap();
-    let s = write(
+    let err = state_error(
         dir.path(),
         "s.json",
         r#"{"pieces":[{"id":"r1","x_in":1,"y_in":2,"heading_deg":0},{"id":"zz","x_in":1,"y_in":2,"heading_deg":0}]}"#,
     );
-    let err = failing(&[
-        "check",
-        "--scenario",
-        scenario,
-        "--state",
-        s.to_str().unwrap(),
-    ]);
     assert!(
         err.contains("pieces[1]: id \"zz\" is not a unit of scenario \"Test Table\""),
         "{err}"
     );
-    let s = write(
+    let err = state_error(
         dir.path(),
         "d.json",
         r#"{"pieces":[{"id":"r1","x_in":1,"y_in":2,"heading_deg":0},{"id":"r1","x_in":5,"y_in":2,"heading_deg":0}]}"#,
     );
-    let err = failing(&[
-        "check",
-        "--scenario",
-        scenario,
-        "--state",
-        s.to_str().unwrap(),
-    ]);
     assert!(
         err.contains("pieces[1]: id \"r1\" is already placed by pieces[0]"),
         "{err}"
     );
-    let s = write(
+    let err = state_error(
         dir.path(),
         "b.json",
         r#"{"pieces":[{"id":"r1","x_in":"one","y_in":2,"heading_deg":0}]}"#,
     );
-    let err = failing(&[
-        "check",
-        "--scenario",
-        scenario,
-        "--state",
-        s.to_str().unwrap(),
-    ]);
     assert!(
         err.contains("b.json: invalid type: string \"one\"") && err.contains("line 1"),
         "{err}"
@@ -269,7 +259,60 @@ fn a_bad_state_says_which_piece_is_wrong() {
         "--scenario",
         "/nonexistent.toml",
         "--state",
-        s.to_str().unwrap(),
+        dir.path().join("b.json").to_str().unwrap(),
     ]);
     assert!(err.contains("/nonexistent.toml: cannot read"), "{err}");
+}
+
+#[test]
+fn a_combat_roll_from_the_table_shows_the_flank_modifiers_and_applies_the_hit_table() {
+    // The demo's cuirassiers (red-3-cuir) are in contact with the Landwehr's flank
+    // (blue-2-inf, militia). Seed 7 throws 1 1 6 for the attacker and 4 5 6 back.
+    // Attacker: +1 for the flank -> 2 2 7: one hit, which militia counts as two:
+    // fresh -> spent and retreat. Defender: -1 firing at a piece on its flank -> 3 4 5:
+    // two hits: the cuirassiers become spent and retreat.
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo");
+    let out = aide(&[
+        "roll",
+        "--scenario",
+        demo.join("valley.toml").to_str().unwrap(),
+        "--state",
+        demo.join("state.json").to_str().unwrap(),
+        "--combat",
+        "red-3-cuir",
+        "blue-2-inf",
+        "--seed",
+        "7",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for expected in [
+        "+1  firing at the target's flank",
+        "-1  firing at a piece that flanks you",
+        "die 3: 6 +1 = 7  hit",
+        "blue-2-inf becomes spent and retreats (1 hits counted as 2)",
+        "die 1: 4 -1 = 3  miss",
+        "red-3-cuir becomes spent and retreats",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    // Pieces that do not touch cannot fight in 3.2.
+    let err = failing(&[
+        "roll",
+        "--scenario",
+        demo.join("valley.toml").to_str().unwrap(),
+        "--state",
+        demo.join("state.json").to_str().unwrap(),
+        "--combat",
+        "red-2-gd",
+        "blue-2-inf",
+    ]);
+    assert!(
+        err.contains("red-2-gd and blue-2-inf are not in contact"),
+        "{err}"
+    );
 }

@@ -244,13 +244,7 @@ impl RawScenario {
         field: &str,
         msg: impl Display,
     ) -> ScenarioError {
-        let span = at.span();
-        let line = (span.end > 0).then(|| line_of(text, span.start));
-        let field = (span.end > 0)
-            .then(|| toml_field_at(text, span.start))
-            .flatten()
-            .unwrap_or_else(|| field.to_owned());
-        ScenarioError::new(path, line, Some(field), msg.to_string())
+        spanned_error(path, text, at.span(), field, msg.to_string())
     }
 
     /// Check every cross-reference and number, then build the scenario.
@@ -261,13 +255,8 @@ impl RawScenario {
         model: PieceModel,
         terrain: Terrain,
     ) -> Result<Scenario, ScenarioError> {
-        let err = |at_span: std::ops::Range<usize>, field: &str, msg: String| {
-            let line = (at_span.end > 0).then(|| line_of(text, at_span.start));
-            let field = (at_span.end > 0)
-                .then(|| toml_field_at(text, at_span.start))
-                .flatten()
-                .unwrap_or_else(|| field.to_owned());
-            ScenarioError::new(path, line, Some(field), msg)
+        let err = |span: std::ops::Range<usize>, field: &str, msg: String| {
+            spanned_error(path, text, span, field, msg)
         };
         let positive = |v: &Spanned<f64>, field: &str| {
             if v.get_ref().is_finite() && *v.get_ref() > 0.0 {
@@ -492,6 +481,24 @@ impl RawScenario {
             terrain,
         })
     }
+}
+
+/// An error at a span of the TOML text. A defaulted value has an empty span and no
+/// line; the field then falls back to the dotted name given.
+fn spanned_error(
+    path: &Path,
+    text: &str,
+    span: std::ops::Range<usize>,
+    field: &str,
+    msg: String,
+) -> ScenarioError {
+    let written = span.end > 0;
+    let line = written.then(|| line_of(text, span.start));
+    let field = written
+        .then(|| toml_field_at(text, span.start))
+        .flatten()
+        .unwrap_or_else(|| field.to_owned());
+    ScenarioError::new(path, line, Some(field), msg)
 }
 
 fn sorted(ids: &HashSet<&str>) -> Vec<String> {

@@ -5,6 +5,7 @@
 //! are ambiguous the reading chosen here is a named field of [`Options`], so a table
 //! that reads it differently can change it without touching the code.
 
+pub mod combat;
 mod command;
 mod contact;
 mod fire;

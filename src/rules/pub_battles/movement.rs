@@ -229,8 +229,19 @@ pub fn check_move(
             }
             let before = edge_distance(&piece.footprint.polygon(), &other_poly);
             let after = edge_distance(&end_poly, &other_poly);
-            if column_march && after < third_foot {
+            // [3.2] "you cannot move within 1/3 foot move of the enemy"; [3.0] a column
+            // "cannot move into an enemy FoF".
+            if column_march && rules.variant != Variant::V30 && after < third_foot {
                 problems.push(format!("a road column cannot move within 1/3 foot move ({third_foot:.2} in) of enemy {}: {after:.2} in", other.id));
+            }
+            if column_march
+                && rules.variant == Variant::V30
+                && in_field_of_fire(rules, scenario, table, other, &moved).is_some()
+            {
+                problems.push(format!(
+                    "a road column cannot move into the field of fire of enemy {}",
+                    other.id
+                ));
             }
             if night && after < third_foot && after < before {
                 problems.push(format!("at night no piece may approach within 1/3 foot move ({third_foot:.2} in) of the enemy: {} at {after:.2} in", other.id));

@@ -702,6 +702,29 @@ fn road_column_doubles_the_move_and_keeps_off_the_enemy() {
             .any(|p| p.contains("road column cannot move within")),
         "{v:?}"
     );
+    // 3.0 forbids only the enemy's field of fire. Starting 10 in up the road, r1 may end
+    // 1.6 in from b1 (x 30) when beside its field of fire (which points down the map,
+    // widening to x 27.3..32.7 at y 27.94): at x 26, its right end is at 26.94.
+    let c30 = case(
+        "pub-battles-3.0",
+        &[at("r1", 16.0, 28.0, 0.0), at("b1", 30.0, 26.0, 180.0)],
+    );
+    let v = c30.mv("r1", 26.0, 28.0, 0.0);
+    assert!(v.problems.is_empty(), "{v:?}");
+    let v = c30.mv("r1", 25.0, 26.0, 0.0);
+    assert!(!v.legal, "off the road is no column march: {v:?}");
+    let c30 = case(
+        "pub-battles-3.0",
+        &[at("r1", 22.0, 28.0, 0.0), at("b1", 30.0, 26.5, 180.0)],
+    );
+    // Now b1 stands 0.5 in nearer: its field of fire reaches y 28.44 and holds r1.
+    let v = c30.mv("r1", 30.0, 28.0, 0.0);
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains("into the field of fire of enemy b1")),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -781,4 +804,70 @@ fn at_night_no_piece_may_approach_within_a_third_foot_move() {
         true,
     );
     assert!(night.legal, "{night:?}");
+}
+
+// ---- combat facts for the dice ----
+
+mod combat_facts {
+    use super::*;
+    use crate::dice::combat::{Cover, Flank};
+
+    fn facts(
+        c: &Case,
+        shooter: &str,
+        target: &str,
+        attacks: bool,
+    ) -> crate::dice::combat::FireFacts {
+        combat::fire_facts(
+            &c.rules,
+            &c.scenario,
+            &c.table,
+            c.piece(shooter),
+            c.piece(target),
+            attacks,
+        )
+    }
+
+    #[test]
+    fn a_flank_attack_is_plus_one_for_the_attacker_and_minus_one_back() {
+        let c = v32(&[defender(), at("r1", 28.875, 10.0, 90.0)]);
+        let a = facts(&c, "r1", "b1", true);
+        assert_eq!(a.target_flanked, vec![Flank::Geometry]);
+        assert!(a.shooter_flanked.is_empty() && a.target_cover.is_empty());
+        let d = facts(&c, "b1", "r1", false);
+        assert_eq!(d.shooter_flanked, vec![Flank::Geometry]);
+        // Head on: nothing.
+        let c = v32(&[defender(), at("r1", 30.0, 10.375, 0.0)]);
+        assert_eq!(facts(&c, "r1", "b1", true), Default::default());
+    }
+
+    #[test]
+    fn woods_give_cover_and_woods_on_a_hill_still_one_cover_against_the_same_level() {
+        // Ridge Copse (26..29 x 20.5..22.5) on Long Ridge; the attacker on the ridge too.
+        let c = v32(&[at("b1", 27.5, 21.5, 180.0), at("r1", 27.5, 21.875, 0.0)]);
+        assert!(c.report("b1").in_contact_with.contains(&"r1".to_string()));
+        assert_eq!(facts(&c, "r1", "b1", true).target_cover, vec![Cover::Woods]);
+        // From the low ground the hill is cover too; the dice count cover once.
+        let c = v32(&[at("b1", 24.0, 20.5, 180.0), at("r1", 24.0, 19.3, 180.0)]);
+        assert_eq!(facts(&c, "r1", "b1", true).target_cover, vec![Cover::Hill]);
+    }
+
+    #[test]
+    fn an_attacker_across_the_river_counts_as_flanked_and_a_road_column_is_flanked() {
+        // b1 on the ford's north bank, r1 attacked from the south across the water.
+        let c = v32(&[
+            at("b1", 10.5, 14.5, 180.0),
+            at("r1", 10.5, 15.5 - 0.0125, 0.0),
+        ]);
+        let a = facts(&c, "r1", "b1", true);
+        assert!(a.shooter_flanked.contains(&Flank::RiverCrossing), "{a:?}");
+        let d = facts(&c, "b1", "r1", false);
+        assert!(d.target_flanked.contains(&Flank::RiverCrossing), "{d:?}");
+        let c = v32(&[at("b1", 20.0, 28.0, 0.0), at("r1", 20.0, 28.375, 0.0)]);
+        assert!(
+            facts(&c, "r1", "b1", true)
+                .target_flanked
+                .contains(&Flank::RoadColumn)
+        );
+    }
 }
