@@ -420,3 +420,52 @@ fn a_reader_sees_each_state_as_soon_as_it_is_written() {
     ));
     assert!(!dir.path().join("typo.db").exists());
 }
+
+/// The dice module's own values go in as they are and come back as the same values: a
+/// combat volley, and a chit draw kept with the cup it was drawn from, which is what a
+/// replay of the draw needs.
+#[test]
+fn real_dice_rolls_and_chit_draws_come_back_and_replay() {
+    use aide::dice::chits::{Chit, ChitCup, Draw, Turn as DieTurn};
+    use aide::dice::{Notation, RollId, RollReport, Roller};
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("dice.db");
+    let s = Arc::new(mini());
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
+    rec.observe(&mini_table(&s, (13.5, 12.895)), 1).unwrap();
+    let volley: Notation = "3d6 hits 4+ -1".parse().unwrap();
+    let report = volley.roll(&mut Roller::replay(RollId(1234)));
+    rec.journal().record_roll("combat", &report, 2).unwrap();
+    let chit = |command: &str, side: &str| Chit {
+        command: command.into(),
+        side: side.into(),
+    };
+    let mut cup = ChitCup::new(
+        DieTurn::new(1, 1).unwrap(),
+        vec![chit("r-1", "red"), chit("b-1", "blue")],
+        vec![],
+    )
+    .unwrap();
+    let cup_before = cup.clone();
+    let draw = cup.draw(&mut Roller::replay(RollId(7))).unwrap();
+    rec.journal()
+        .record_chit_draw("draw", &json!({"draw": draw, "cup": cup_before}), 3)
+        .unwrap();
+    drop(rec);
+
+    let draws = Journal::open_existing(&db).unwrap().draws().unwrap();
+    assert_eq!(draws.len(), 2);
+    assert_eq!(
+        (draws[0].kind.as_str(), draws[0].after_seq),
+        ("combat", Some(1))
+    );
+    let back: RollReport = serde_json::from_value(draws[0].value.clone()).unwrap();
+    assert_eq!(back, report);
+    let kept: Draw = serde_json::from_value(draws[1].value["draw"].clone()).unwrap();
+    let mut kept_cup: ChitCup = serde_json::from_value(draws[1].value["cup"].clone()).unwrap();
+    let again = kept_cup
+        .draw(&mut Roller::replay(kept.roll_id.expect("a random draw")))
+        .unwrap();
+    assert_eq!(again, kept);
+}
