@@ -400,3 +400,30 @@ fn dragoons_over_the_alder_and_windmill_knoll_name_every_feature_crossed() {
         ]
     );
 }
+
+#[test]
+fn two_pieces_moved_under_one_hand_are_each_judged_against_the_table_before() {
+    let s = mini();
+    let before = mini_before();
+    // r2 marches 3 in north (margin 2.25); r1 falls back 0.5 in south, still facing
+    // north: a path 180 degrees off its facing is turn, move, turn, so one change costs
+    // 1/3: 5.25 - 1.75 = 3.5 in allowed, margin 3.0 in. Neither sees the other's move.
+    let after = with(
+        &with(&before, "r2", Some(at("r2", 13.5, 9.895, 0.0, Fresh))),
+        "r1",
+        Some(at("r1", 10.0, 13.355, 0.0, Fresh)),
+    );
+    let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
+    let moves: Vec<(&str, f64, f64)> = events
+        .iter()
+        .map(|e| match e {
+            Event::Moved(m) => (m.unit.as_str(), m.distance_in, m.verdict.margin_in),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(moves.len(), 2);
+    assert_eq!(moves[0].0, "r2");
+    assert!(close(moves[0].1, 3.0) && close(moves[0].2, 2.25));
+    assert_eq!(moves[1].0, "r1");
+    assert!(close(moves[1].1, 0.5) && close(moves[1].2, 3.0));
+}
