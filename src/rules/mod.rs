@@ -6,7 +6,7 @@
 
 pub mod pub_battles;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::{RulesId, Scenario};
 use crate::table::{Piece, Pose, Status, TableState};
@@ -138,8 +138,9 @@ pub struct Blocker {
     pub reason: String,
 }
 
-/// Whether a move between two poses is allowed, and what it cost.
-#[derive(Debug, Clone, Serialize)]
+/// Whether a move between two poses is allowed, and what it cost. It is read back from
+/// the journal, so it deserializes too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MoveVerdict {
     pub legal: bool,
     /// Centre-to-centre distance moved.

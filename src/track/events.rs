@@ -100,7 +100,8 @@ pub struct Move {
     pub facing_change_deg: f64,
     /// Terrain the straight path or the end footprint touches, in map order.
     pub terrain_crossed: Vec<TerrainCrossed>,
-    pub verdict: MoveCheck,
+    /// The rules' verdict, judged against the table before the move.
+    pub verdict: MoveVerdict,
 }
 
 /// A terrain feature a move went through.
@@ -109,35 +110,6 @@ pub struct TerrainCrossed {
     pub kind: TerrainKind,
     pub id: Option<String>,
     pub name: Option<String>,
-}
-
-/// The rules' verdict on a move, kept in the journal. It is the rules engine's
-/// [`MoveVerdict`] without the distance (the [`Move`] has it), in a form that can be
-/// read back from the journal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MoveCheck {
-    pub legal: bool,
-    pub allowance_in: f64,
-    /// Allowance minus distance: negative when the piece went too far.
-    pub margin_in: f64,
-    pub costs: Vec<String>,
-    /// Rules the move broke (too far, attack out of command, through a river…).
-    pub problems: Vec<String>,
-    /// Rules the end position breaks unless the move was an attack.
-    pub warnings: Vec<String>,
-}
-
-impl From<MoveVerdict> for MoveCheck {
-    fn from(v: MoveVerdict) -> Self {
-        Self {
-            legal: v.legal,
-            allowance_in: v.allowance_in,
-            margin_in: v.margin_in,
-            costs: v.costs,
-            problems: v.problems,
-            warnings: v.warnings,
-        }
-    }
 }
 
 /// Derives events with the rules a scenario names: built once by the tracker, asked
@@ -227,7 +199,7 @@ impl EventDeriver {
             distance_in: verdict.distance_in,
             facing_change_deg: heading_difference(was.pose.heading_deg, now.pose.heading_deg),
             terrain_crossed: terrain_crossed(scenario, was, now),
-            verdict: verdict.into(),
+            verdict,
         }
     }
 }

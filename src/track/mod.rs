@@ -7,4 +7,4 @@
 
 pub mod events;
 
-pub use events::{Event, EventDeriver, Move, MoveCheck, Stillness, TerrainCrossed};
+pub use events::{Event, EventDeriver, Move, Stillness, TerrainCrossed};

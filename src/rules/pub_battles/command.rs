@@ -25,7 +25,7 @@ pub struct CommandVerdict {
 /// touch the piece, not extend across the majority." [3.2] "Army Commanders may order
 /// attacks for all units of their army" [3.2], so the army HQ commands every unit too.
 ///
-/// Measured edge to edge ("as measured from closest edges" [QS]); the quick start's
+/// Measured edge to edge ("as measured from closest edges", QS); the quick start's
 /// "command is determined from one point" measures from the HQ's centre.
 ///
 /// A corps HQ is measured to its army HQ, the range in which "the Army Commander may
@@ -117,7 +117,7 @@ pub struct RallyContext {
 /// support is in contact with the enemy." A train lying flat is unpacked.
 /// [3.0] "cannot Rally while in contact… or in enemy FoF"; the train range is its
 /// Baggage option, applied here as in 3.2.
-/// [QS] a unit rallies if "not within 1/3 foot move of an enemy unit and does not move".
+/// (QS) a unit rallies if "not within 1/3 foot move of an enemy unit and does not move".
 ///
 /// `None` for pieces that never rally (HQs, trains).
 pub fn rally(
