@@ -4,3 +4,4 @@ pub mod check;
 pub mod log;
 pub mod move_piece;
 pub mod roll;
+pub mod serve;
