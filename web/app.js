@@ -67,6 +67,7 @@ function setViewBox() {
 }
 function fit() {
   const m = app.scenario.map;
+  svg.style.aspectRatio = `${m.width_in} / ${m.height_in}`;
   app.vb = { x: 0, y: 0, w: m.width_in, h: m.height_in };
   setViewBox();
 }

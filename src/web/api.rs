@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, Uri, header};
+use axum::extract::{OriginalUri, Path, Query, State};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use geo::{Coord, Distance, Euclidean, Point};
 use serde::{Deserialize, Serialize};
@@ -93,7 +93,7 @@ fn piece<'t>(table: &'t TableState, id: &str) -> Result<&'t Piece, ApiError> {
     table.piece(id).ok_or_else(|| ApiError::unknown_piece(id))
 }
 
-pub async fn not_found(uri: Uri) -> ApiError {
+pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         format!("no such endpoint: {}", uri.path()),
