@@ -64,7 +64,7 @@ mod tests {
         // holds up to 26 bytes, so it takes version 3: 29 modules, 15 text rows.
         let text = terminal("http://192.168.100.200:8080/");
         let rows = text.lines().count();
-        assert_eq!(rows, (29 + 8).div_ceil(2));
+        assert_eq!(rows, (29_usize + 8).div_ceil(2));
         assert!(svg("http://192.168.100.200:8080/").starts_with("<?xml"));
     }
 }
