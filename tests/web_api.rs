@@ -23,7 +23,14 @@ struct Server {
 
 impl Server {
     async fn start() -> Self {
+        Self::start_with(None).await
+    }
+
+    async fn start_with(journal: Option<&std::path::Path>) -> Self {
         let scenario = demo::scenario().unwrap();
+        let recorder = journal.map(|p| {
+            aide::journal::Recorder::open(p, std::sync::Arc::new(scenario.clone())).unwrap()
+        });
         let tables = demo::tables(&scenario).unwrap();
         let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
         let state = AppState::new(
@@ -31,7 +38,7 @@ impl Server {
                 scenario,
                 map_svg: Some(demo::MAP_SVG.to_owned()),
                 terrain_geojson: demo::TERRAIN_GEOJSON.to_owned(),
-                recorder: None,
+                recorder,
                 url: "http://127.0.0.1/".into(),
             },
             rx,
@@ -520,4 +527,48 @@ fn feed_status_changes_do_not_bump_the_table_sequence() {
     let view = rx.borrow().clone();
     assert_eq!((view.seq, view.source), (1, Source::Lost));
     assert_eq!(*view.table, tables[1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rolls_draws_and_stable_states_go_to_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.sqlite");
+    let server = Server::start_with(Some(&path)).await;
+    let mut client = ws(&server).await;
+    next_state(&mut client).await;
+    // A new stable table: blue-2-gd advances 0.75 in.
+    let seq = server.publisher.table(server.tables[1].clone());
+    loop {
+        if next_state(&mut client).await["seq"].as_u64() == Some(seq) {
+            break;
+        }
+    }
+    let (code, roll) = server
+        .post(
+            "/api/roll",
+            &json!({"notation": "2d6", "seed": "r00000000000004d2"}),
+        )
+        .await;
+    assert_eq!(code, 200);
+    let (code, _) = server
+        .post("/api/chits/draw", &json!({"viewer": "blue"}))
+        .await;
+    assert_eq!(code, 200);
+    // The journal is written on the blocking pool; the roll's answer waits for it.
+    let journal = aide::journal::Journal::open_existing(&path).unwrap();
+    let draws = journal.draws().unwrap();
+    let kinds: Vec<&str> = draws.iter().map(|d| d.kind.as_str()).collect();
+    assert_eq!(kinds, ["notation", "draw"]);
+    assert_eq!(draws[0].value["roll_id"], roll["roll_id"]);
+    assert_eq!(draws[0].value["roll_id"], "r00000000000004d2");
+    // The state recorder stored the first table, then the move with its event.
+    let states = journal.states().unwrap();
+    assert_eq!(states.len(), 2, "the starting table and the moved one");
+    let moved = states[1]
+        .state
+        .pieces
+        .iter()
+        .find(|p| p.id == "blue-2-gd")
+        .unwrap();
+    assert_eq!((moved.x_in, moved.y_in), (22.5, 15.0));
 }

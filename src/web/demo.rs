@@ -2,6 +2,7 @@
 //! (a few moves a turn over three turns) that the replay feed loops over.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::scenario::{Scenario, ScenarioError};
 use crate::table::{Placement, StateFile, Status, TableState};
@@ -27,19 +28,38 @@ pub enum DemoError {
 }
 
 /// Load the embedded demo scenario. The scenario loader resolves terrain against the
-/// scenario's folder on disk, so the terrain is written to a private temporary folder
-/// first; the binary itself needs no files next to it.
+/// scenario's folder on disk (and the journal hashes both files), so both are written
+/// to a folder in the temporary directory and left there for the life of the process; the
+/// binary itself needs no files beside it. The write goes through a unique name and a
+/// rename, so servers and tests starting at once never read a half-written file.
 pub fn scenario() -> Result<Scenario, DemoError> {
-    let folder = std::env::temp_dir().join(format!("aide-demo-{}", std::process::id()));
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let folder = std::env::temp_dir().join(concat!("aide-demo-", env!("CARGO_PKG_VERSION")));
     let io = |source| DemoError::Io {
         path: folder.clone(),
         source,
     };
     std::fs::create_dir_all(&folder).map_err(io)?;
-    std::fs::write(folder.join("terrain.geojson"), TERRAIN_GEOJSON).map_err(io)?;
-    let scenario = Scenario::from_toml(&folder.join("valley.toml"), SCENARIO_TOML)?;
-    let _ = std::fs::remove_dir_all(&folder);
-    Ok(scenario)
+    for (name, text) in [
+        ("valley.toml", SCENARIO_TOML),
+        ("terrain.geojson", TERRAIN_GEOJSON),
+    ] {
+        let path = folder.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(text) {
+            continue;
+        }
+        let partial = folder.join(format!(
+            "{name}.{}.{}.partial",
+            std::process::id(),
+            WRITES.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&partial, text).map_err(io)?;
+        std::fs::rename(&partial, &path).map_err(io)?;
+    }
+    Ok(Scenario::from_toml(
+        &folder.join("valley.toml"),
+        SCENARIO_TOML,
+    )?)
 }
 
 /// One scripted move: a piece to a pose and state.

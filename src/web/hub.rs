@@ -102,6 +102,7 @@ pub fn snapshot(
 
 /// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
 pub async fn run(state: Arc<AppState>) {
+    record(&state, state.current().table.clone()).await;
     let mut feed = state.feed.clone();
     let mut tick = tokio::time::interval(STATUS_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -127,16 +128,9 @@ pub async fn run(state: Arc<AppState>) {
                         continue;
                     }
                 };
-                if let Some(recorder) = &state.recorder {
-                    let recorder = recorder.clone();
-                    let table = snap.table.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let mut r = recorder.lock().expect("recorder lock");
-                        if let Err(e) = r.observe(&table, crate::journal::now_ms()) {
-                            tracing::warn!(error = %e, "journal: state not recorded");
-                        }
-                    });
-                }
+                // Journal before broadcast: a roll a player makes on seeing this table is
+                // then stored after it.
+                record(&state, snap.table.clone()).await;
                 let message = snap.message.clone();
                 *state.snapshot.write().expect("snapshot lock") = Arc::new(snap);
                 // No receivers is fine: nobody is looking.
@@ -147,6 +141,23 @@ pub async fn run(state: Arc<AppState>) {
                 status_out(&state, &view);
             }
         }
+    }
+}
+
+/// Store a stable table in the journal, when the server keeps one, off the runtime.
+async fn record(state: &AppState, table: Arc<TableState>) {
+    let Some(recorder) = state.recorder.clone() else {
+        return;
+    };
+    let stored = tokio::task::spawn_blocking(move || {
+        let mut r = recorder.lock().expect("recorder lock");
+        r.observe(&table, crate::journal::now_ms())
+    })
+    .await;
+    match stored {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "journal: state not recorded"),
+        Err(e) => tracing::warn!(error = %e, "journal: worker failed"),
     }
 }
 
