@@ -571,4 +571,47 @@ async fn rolls_draws_and_stable_states_go_to_the_journal() {
         .find(|p| p.id == "blue-2-gd")
         .unwrap();
     assert_eq!((moved.x_in, moved.y_in), (22.5, 15.0));
+    drop(journal);
+
+    // The page's log: two states, the move as an event of the second, the roll.
+    let (code, log) = server.get("/api/log").await;
+    assert_eq!(code, 200, "{log}");
+    assert_eq!(log["states"].as_array().unwrap().len(), 2);
+    let events = log["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{log}");
+    assert_eq!(events[0]["event"]["event"], "moved");
+    assert_eq!(events[0]["event"]["unit"], "blue-2-gd");
+    assert!(close(
+        events[0]["event"]["distance_in"].as_f64().unwrap(),
+        0.75
+    ));
+    // The replay slider's past state comes back with the rules' report on it.
+    let first = log["states"][0]["seq"].as_i64().unwrap();
+    let (code, past) = server.get(&format!("/api/log/{first}")).await;
+    assert_eq!(code, 200);
+    let gd = past["table"]["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "blue-2-gd")
+        .unwrap()
+        .clone();
+    assert_eq!(gd["pose"]["y_in"], 14.25);
+    assert_eq!(
+        past["report"]["pieces"].as_array().unwrap().len(),
+        server.tables[0].pieces.len()
+    );
+    let (code, e) = server.get("/api/log/999").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("999"), "{e}");
+    let (code, _) = server.get("/api/log/abc").await;
+    assert_eq!(code, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_journal_the_log_is_404_with_the_reason() {
+    let server = Server::start().await;
+    let (code, e) = server.get("/api/log").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("--journal"), "{e}");
 }

@@ -34,10 +34,24 @@ fn phone_page_in_headless_chromium() {
         "{chromium} is missing: apt-get install -y chromium (.ci/run does)"
     );
 
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let journal = tmp.join("game.sqlite");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", journal.display()));
+    }
     let aide = env!("CARGO_BIN_EXE_aide");
     let mut server = Running(
         Command::new(aide)
-            .args(["serve", "--bind", "127.0.0.1:0", "--replay-rate", "0"])
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--replay-rate",
+                "0",
+                "--journal",
+            ])
+            .arg(&journal)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -50,8 +64,6 @@ fn phone_page_in_headless_chromium() {
         .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned))
         .expect("the server prints its address");
 
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser");
-    std::fs::create_dir_all(&tmp).unwrap();
     let check = Command::new(aide)
         .args(["check", "--json", "--scenario"])
         .arg(root().join("scenarios/demo/valley.toml"))

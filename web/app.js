@@ -238,7 +238,11 @@ async function refresh() {
     return;
   }
   try {
-    if (sel.length === 1) {
+    if (app.history) {
+      // A past state: the journal's table and the report checked on it, no live queries.
+      const r = pieceReport(sel[sel.length - 1]);
+      if (r) showPiece(localCheck(r));
+    } else if (sel.length === 1) {
       const c = await api("check/" + encodeURIComponent(sel[0]));
       if (String(app.sel) === String(sel)) showPiece(c);
     } else {
@@ -249,6 +253,21 @@ async function refresh() {
   } catch (err) {
     $("info").innerHTML = `<p class="bad">${esc(err.message)}</p>`;
   }
+}
+
+/** What /api/check answers, from a report and table the page already holds. */
+function localCheck(r) {
+  const p = piece(r.id);
+  let fof = null;
+  if (["infantry", "dragoons", "artillery", "horse-artillery"].includes(p.kind)) {
+    // The field of fire as the rules draw it: the front edge, then sides splaying out.
+    const [fl, fr] = corners(p.footprint);
+    const h = (p.footprint.heading_deg * Math.PI) / 180, depth = app.report.measures.fof_depth_in;
+    const side = depth * Math.tan((app.scenario.fof_splay_deg * Math.PI) / 180);
+    const ahead = [Math.sin(h) * depth, -Math.cos(h) * depth], aside = [Math.cos(h) * side, Math.sin(h) * side];
+    fof = [fl, fr, [fr[0] + ahead[0] + aside[0], fr[1] + ahead[1] + aside[1]], [fl[0] + ahead[0] - aside[0], fl[1] + ahead[1] - aside[1]]];
+  }
+  return { report: r, piece: p, fof, commander: r.commanded_by ? piece(r.commanded_by) : null, command_range_in: app.report.measures.command_range_in };
 }
 
 function commandText(r) {
@@ -370,6 +389,7 @@ async function roll(req) {
   try {
     const r = await api("roll", req);
     app.lastDice = r;
+    if (!$("logpanel").hidden) loadLog();
     if (r.dice) {
       const outcome = r.outcome.kind === "hits" ? `${r.outcome.value} hits` : `total ${r.outcome.value}`;
       out.innerHTML = `<p id="rollresult"><b>${esc(r.notation)}</b>: ${outcome}</p><div>${diceHtml(r.dice)}</div>
@@ -418,6 +438,77 @@ async function cup(path, body) {
   }
 }
 
+// ---------- turn log and replay slider ----------
+
+app.live = null; // the newest live message while a past state is shown
+app.history = null; // {seq, turn} of the past state shown, or null when live
+app.logStates = [];
+
+$("log").onclick = () => { $("logpanel").hidden = !$("logpanel").hidden; if (!$("logpanel").hidden) loadLog(); };
+$("livebtn").onclick = () => goLive();
+$("slider").oninput = () => {
+  const i = Number($("slider").value);
+  if (i >= app.logStates.length - 1) goLive();
+  else showHistory(app.logStates[i].seq);
+};
+
+function eventText(e) {
+  const ev = e.event;
+  if (ev.event === "moved") {
+    const v = ev.verdict;
+    return `${esc(ev.unit)} moved ${ev.distance_in.toFixed(2)} in` + (v.legal ? "" : ` <span class="bad">(${esc(v.problems.join("; "))})</span>`);
+  }
+  if (ev.event === "flipped") return `${esc(ev.unit)} turned ${esc(ev.to)}`;
+  return `${esc(ev.unit)} ${esc(ev.event)}`;
+}
+function drawText(d) {
+  const v = d.value;
+  if (v.text) return `${esc(d.kind)}: ${esc(v.text.split("\n")[0])}`;
+  if (v.draw) return `chit drawn (${esc(v.draw.chit.side)})`;
+  if (v.attempt) return `${esc(v.attempt.hq)} rolled ${v.die} to ${esc(v.attempt.kind)}: ${v.success ? "success" : "failed"}`;
+  return esc(d.kind);
+}
+
+async function loadLog() {
+  try {
+    const log = await api("log");
+    app.logStates = log.states;
+    const slider = $("slider");
+    slider.max = Math.max(0, log.states.length - 1);
+    if (!app.history) slider.value = slider.max;
+    const items = [
+      ...log.events.map((e) => ({ seq: e.seq, order: 0, html: eventText(e) })),
+      ...log.draws.map((d) => ({ seq: d.after_seq ?? 0, order: 1, html: drawText(d) })),
+    ].sort((a, b) => b.seq - a.seq || b.order - a.order);
+    $("logout").innerHTML = items.slice(0, 60).map((i) => `<li>#${i.seq} ${i.html}</li>`).join("") || "<li>nothing yet</li>";
+  } catch (err) {
+    $("logout").innerHTML = `<li class="bad">${esc(err.message)}</li>`;
+  }
+}
+
+async function showHistory(seq) {
+  try {
+    const past = await api("log/" + seq);
+    app.history = { seq: past.seq, turn: past.turn };
+    app.table = past.table;
+    app.report = past.report;
+    document.body.classList.add("history");
+    $("historynote").textContent = `Showing stable state #${past.seq} (turn ${past.turn}); live updates wait. Live returns.`;
+    app.sel = [];
+    refresh();
+  } catch (err) {
+    $("historynote").textContent = err.message;
+  }
+}
+
+function goLive() {
+  app.history = null;
+  document.body.classList.remove("history");
+  $("historynote").textContent = "";
+  $("slider").value = $("slider").max;
+  if (app.live) { app.seq = -1; onMessage(app.live); }
+}
+
 // ---------- live feed ----------
 
 function showStatus() {
@@ -436,8 +527,10 @@ function onMessage(msg) {
   app.status = msg.status;
   app.statusAt = performance.now();
   showStatus();
-  if (msg.type === "state" && msg.seq !== app.seq) {
+  if (msg.type === "state") app.live = msg;
+  if (msg.type === "state" && !app.history && msg.seq !== app.seq) {
     app.seq = msg.seq;
+    if (!$("logpanel").hidden) loadLog();
     app.table = msg.table;
     app.report = msg.report;
     document.body.dataset.seq = msg.seq;

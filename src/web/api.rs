@@ -556,3 +556,81 @@ pub async fn chit_end_turn(
         serde_json::json!({"turn": turn, "view": cup.view(&q.viewer)}),
     ))
 }
+
+fn no_journal() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "this server keeps no journal: start it with --journal FILE",
+    )
+}
+
+/// Entries of the log the page shows: the newest this many of each kind.
+const LOG_TAIL: usize = 200;
+
+/// GET /api/log: the journal's stable states (for the replay slider), and the newest
+/// events, rolls and draws.
+pub async fn log(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
+    let recorder = state.recorder.clone().ok_or_else(no_journal)?;
+    let answer = blocking(move || {
+        let mut r = recorder.lock().expect("recorder lock");
+        let j = r.journal();
+        let failed = |e: crate::journal::JournalError| {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+        };
+        let states: Vec<serde_json::Value> = j
+            .states()
+            .map_err(failed)?
+            .iter()
+            .map(|s| serde_json::json!({"seq": s.seq, "ts_ms": s.ts_ms, "turn": s.turn}))
+            .collect();
+        let events = j.events_after(None).map_err(failed)?;
+        let draws = j.draws().map_err(failed)?;
+        let tail = |n: usize| n.saturating_sub(LOG_TAIL);
+        Ok(serde_json::json!({
+            "states": states,
+            "events": events[tail(events.len())..],
+            "draws": draws[tail(draws.len())..],
+        }))
+    })
+    .await?;
+    Ok(Json(answer))
+}
+
+/// GET /api/log/{seq}: a stable state from the journal, with the rules' report on it.
+pub async fn log_state(
+    State(state): State<Arc<AppState>>,
+    Path(seq): Path<String>,
+) -> ApiResult<serde_json::Value> {
+    let seq: i64 = seq
+        .parse()
+        .map_err(|_| ApiError::bad(format!("{seq:?} is not a state number")))?;
+    let recorder = state.recorder.clone().ok_or_else(no_journal)?;
+    let answer = blocking(move || {
+        let stored = recorder
+            .lock()
+            .expect("recorder lock")
+            .journal()
+            .state(seq)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    format!("no state {seq} in the journal"),
+                )
+            })?;
+        let table = state
+            .scenario
+            .table(&stored.state.pieces)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let report = state.rules.check_table(&state.scenario, &table);
+        Ok(serde_json::json!({
+            "seq": seq,
+            "ts_ms": stored.ts_ms,
+            "turn": stored.turn,
+            "table": table,
+            "report": report,
+        }))
+    })
+    .await?;
+    Ok(Json(answer))
+}

@@ -238,6 +238,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/chits/alter", post(api::chit_alter))
         .route("/chits/finish", post(api::chit_finish))
         .route("/chits/end-turn", post(api::chit_end_turn))
+        .route("/log", get(api::log))
+        .route("/log/{seq}", get(api::log_state))
         .fallback(api::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
     Router::new()

@@ -86,6 +86,12 @@ async function main() {
     assert.ok((await page.locator("#diceout pre.roll").textContent()).length > 10, "the dice are shown");
     await page.click("#dice");
 
+    // The roll went to the journal: the log panel lists it.
+    await page.click("#log");
+    await page.waitForFunction(() => /combat/.test(document.querySelector("#logout").textContent));
+    assert.equal(await page.getAttribute("#slider", "max"), "0", "one stable state so far");
+    await page.click("#log");
+
     // The ruler: (10, 6) to (12.4, 7.8) is 3.0 in (a 3-4-5 triangle scaled by 0.6).
     await page.click("#clear");
     await page.click("#ruler");
