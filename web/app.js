@@ -380,7 +380,17 @@ $("rollbtn").onclick = () => roll({ notation: $("notation").value });
 $("combatbtn").onclick = () => roll({ combat: [app.sel[0], app.sel[1]] });
 
 function diceHtml(dice) {
-  return dice.map((d) => `<span class="die${d.hit ? " hit" : ""}${d.kept ? "" : " dropped"}" title="${d.modified}">${d.face}</span>`).join("");
+  return dice.map((d) => `<span class="die${d.hit ? " hit" : ""}${d.kept ? "" : " dropped"}" title="${d.modified}">${d.face}${d.modified !== d.face ? `<small>→${d.modified}</small>` : ""}</span>`).join("");
+}
+
+/** One volley: who fires how many dice, each modifier with its reason, the dice, the effect. */
+function volleyHtml(v) {
+  const p = v.plan, res = v.result;
+  const mods = p.modifiers.map((m) => `<li>${m.value > 0 ? "+" : ""}${m.value} ${esc(m.reason)}</li>`).join("")
+    + p.notes.map((n) => `<li class="hint">${esc(n)}</li>`).join("");
+  return `<div class="volley"><p>${esc(p.shooter)} fires ${p.dice} dice at ${esc(p.target)}, hits on ${p.threshold}+</p>
+    ${mods ? `<ul>${mods}</ul>` : ""}<div>${diceHtml(v.roll.dice)}</div>
+    <p>${res.scored} hit${res.scored === 1 ? "" : "s"}${res.counted !== res.scored ? ` (${res.counted} counted)` : ""}: ${esc(p.target)} <b>${esc(res.effect.replace(/-/g, " "))}</b></p></div>`;
 }
 
 async function roll(req) {
@@ -395,10 +405,12 @@ async function roll(req) {
       out.innerHTML = `<p id="rollresult"><b>${esc(r.notation)}</b>: ${outcome}</p><div>${diceHtml(r.dice)}</div>
         <p class="hint">roll ${esc(r.roll_id)}</p><button id="reroll">Re-roll</button>`;
     } else {
-      const plans = (r.plans || []).map((p) => `<li>${esc(p.shooter)} fires ${p.dice} dice at ${esc(p.target)}, hits on ${p.threshold}+` +
-        (p.modifiers.length ? "<ul>" + p.modifiers.map((m) => `<li>${m.value > 0 ? "+" : ""}${m.value} ${esc(m.reason)}</li>`).join("") + "</ul>" : "") + "</li>").join("");
-      out.innerHTML = `<p id="rollresult"><b>${esc(r.attacker || r.gun)} attacks ${esc(r.defender || r.target)}</b></p>
-        <ul>${plans}</ul><pre class="roll">${esc(r.text)}</pre><p class="hint">roll ${esc(r.roll_id)}</p><button id="reroll">Re-roll</button>`;
+      const volleys = r.round ? r.round.volleys : [r.volley];
+      const notes = r.round ? r.round.notes : [];
+      out.innerHTML = `<p id="rollresult"><b>${esc(r.attacker || r.gun)} attacks ${esc(r.defender || r.target)}</b></p>` +
+        notes.map((n) => `<p class="hint">${esc(n)}</p>`).join("") +
+        volleys.map(volleyHtml).join("") +
+        `<p class="hint">roll ${esc(r.roll_id)}</p><button id="reroll">Re-roll</button>`;
     }
     $("reroll").onclick = () => roll(req);
   } catch (err) {

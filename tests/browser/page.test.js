@@ -83,7 +83,12 @@ async function main() {
     await page.waitForSelector("#rollresult");
     const rolled = await page.textContent("#rollresult");
     assert.equal(rolled, `${pair.id} attacks ${pair.in_contact_with[0]}`);
-    assert.ok((await page.locator("#diceout pre.roll").textContent()).length > 10, "the dice are shown");
+    // Both pieces fire in round 1 of a contact combat: two volleys, every die shown.
+    assert.equal(await page.locator("#diceout .volley").count(), 2, "attacker and defender fire");
+    const dice = await page.locator("#diceout .die").count();
+    const expectDice = await page.evaluate(() => window.aide.lastDice.round.volleys.reduce((n, v) => n + v.plan.dice, 0));
+    assert.ok(dice > 0 && dice === expectDice, `${dice} dice shown, ${expectDice} thrown`);
+    await page.screenshot({ path: path.join(shots, "page-combat.png"), fullPage: true });
     await page.click("#dice");
 
     // The roll went to the journal: the log panel lists it.
