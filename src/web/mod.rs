@@ -40,6 +40,9 @@ pub const REQUESTS_PER_S: f64 = 30.0;
 /// …and in a burst (a page load asks for several things at once).
 pub const REQUEST_BURST: f64 = 120.0;
 
+/// Addresses the rate limiter remembers before it forgets those that have refilled.
+const MAX_TRACKED_ADDRESSES: usize = 1024;
+
 /// Errors starting the server.
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
@@ -165,6 +168,12 @@ async fn limit_rate(
     let allowed = {
         let mut buckets = state.limiter.lock().expect("limiter lock");
         let now = Instant::now();
+        if buckets.len() > MAX_TRACKED_ADDRESSES {
+            // A full bucket is the same as no bucket: forget addresses that have refilled.
+            buckets.retain(|_, b| {
+                now.duration_since(b.at).as_secs_f64() * REQUESTS_PER_S + b.tokens < REQUEST_BURST
+            });
+        }
         let bucket = buckets.entry(addr.ip()).or_insert(Bucket {
             tokens: REQUEST_BURST,
             at: now,

@@ -114,6 +114,15 @@ async function main() {
     await tapMap(page, pose.x_in, pose.y_in);
     await page.waitForSelector("#command");
     await page.screenshot({ path: path.join(shots, "page.png"), fullPage: true });
+
+    // Live updates without reload: on the replaying server the pieces move by themselves.
+    await page.goto(process.env.AIDE_LIVE_URL);
+    await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+    const seq0 = Number(await page.evaluate(() => document.body.dataset.seq));
+    const shapes0 = await page.evaluate(() => document.querySelector("#pieces").innerHTML);
+    await page.waitForFunction((s) => Number(document.body.dataset.seq) >= s + 2, seq0, { timeout: 10000 });
+    const shapes1 = await page.evaluate(() => document.querySelector("#pieces").innerHTML);
+    assert.notEqual(shapes1, shapes0, "a scripted move redrew the pieces");
     assert.deepEqual(errors, [], "no script errors");
     console.log(`ok: ${drawn} pieces, command ${text}, ruler ${d} in, combat ${rolled}`);
   } finally {
