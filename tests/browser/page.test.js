@@ -97,6 +97,25 @@ async function main() {
     assert.equal(await page.getAttribute("#slider", "max"), "0", "one stable state so far");
     await page.click("#log");
 
+    // The chit cup: Red draws; if the chit is Blue's, Red sees only its colour.
+    await page.click("#cup");
+    await page.selectOption("#viewer", "red");
+    await page.waitForSelector("#cupcurrent");
+    await page.click("#drawbtn");
+    await page.waitForFunction(() => document.querySelector("#cupcurrent").textContent.trim() !== "none");
+    // What the cup holds, asked as Blue: Red's phone shows Red's command, and only the
+    // colour of Blue's.
+    const asBlue = await page.evaluate(async () => (await (await fetch("/api/chits?viewer=blue")).json()).current);
+    const shown = (await page.textContent("#cupcurrent")).trim();
+    if (asBlue.side === "red") {
+      assert.equal(asBlue.command, null, "Blue does not see Red's command");
+      assert.ok(!shown.includes("(hidden)") && shown.includes("red-"), `Red sees its own chit: "${shown}"`);
+    } else {
+      assert.ok(asBlue.command.startsWith("blue-"), "Blue sees its own command");
+      assert.ok(shown.endsWith("(hidden)"), `Red sees only the colour of Blue's chit: "${shown}"`);
+    }
+    await page.click("#cup");
+
     // The ruler: (10, 6) to (12.4, 7.8) is 3.0 in (a 3-4-5 triangle scaled by 0.6).
     await page.click("#clear");
     await page.click("#ruler");
