@@ -85,6 +85,7 @@ app.mapToScreen = (x, y) => {
 function pxPerInch() {
   return svg.getScreenCTM().a;
 }
+app.pxPerInch = pxPerInch;
 function zoomAt(cx, cy, factor) {
   const [mx, my] = toMap(cx, cy);
   const v = app.vb;

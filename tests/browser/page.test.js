@@ -134,6 +134,27 @@ async function main() {
     await page.waitForSelector("#command");
     await page.screenshot({ path: path.join(shots, "page.png"), fullPage: true });
 
+    // Two fingers spreading from 100 to 200 px apart zoom in 2x; one finger drags the map.
+    await page.click("#zoomfit");
+    const box = await page.locator("#map").boundingBox();
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    const cdp = await context.newCDPSession(page);
+    const touch = (type, pts) => cdp.send("Input.dispatchTouchEvent", {
+      type, touchPoints: pts.map(([x, y], id) => ({ x, y, id, radiusX: 1, radiusY: 1, force: 1 })),
+    });
+    const w0 = await page.evaluate(() => window.aide.vb.w);
+    await touch("touchStart", [[cx - 50, cy], [cx + 50, cy]]);
+    for (let i = 1; i <= 10; i++) await touch("touchMove", [[cx - 50 - 5 * i, cy], [cx + 50 + 5 * i, cy]]);
+    await touch("touchEnd", []);
+    const w1 = await page.evaluate(() => window.aide.vb.w);
+    assert.ok(Math.abs(w1 - w0 / 2) < 0.05 * w0, `pinch: view ${w0} in wide became ${w1}, want ${w0 / 2}`);
+    const [x0, ppi] = await page.evaluate(() => [window.aide.vb.x, window.aide.pxPerInch()]);
+    await touch("touchStart", [[cx, cy]]);
+    for (let i = 1; i <= 10; i++) await touch("touchMove", [[cx - 10 * i, cy]]);
+    await touch("touchEnd", []);
+    const x1 = await page.evaluate(() => window.aide.vb.x);
+    assert.ok(Math.abs(x1 - x0 - 100 / ppi) < 0.05, `pan: 100 px left moved the view ${x1 - x0} in, want ${100 / ppi}`);
+
     // Live updates without reload: on the replaying server the pieces move by themselves.
     await page.goto(process.env.AIDE_LIVE_URL);
     await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
