@@ -25,6 +25,15 @@ enum Command {
     Log(cli::log::Args),
     /// Roll dice: notation ("3d6 hits 4+ -1") or a combat between two pieces.
     Roll(cli::roll::Args),
+    /// Measure a stage against ground truth: accuracy and speed.
+    #[command(subcommand)]
+    Bench(Bench),
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// The tracker on scripted games: identity kept, events found, false moves.
+    Track(cli::bench_track::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -48,5 +57,6 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Move(args) => cli::move_piece::run(args),
         Command::Log(args) => cli::log::run(args),
         Command::Roll(args) => cli::roll::run(args),
+        Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
     }
 }
