@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use aide::rules::{PieceReport, TableReport, for_scenario};
+use aide::rules::{Measures, PieceReport, TableReport, for_scenario};
 use aide::scenario::{Scenario, load_state};
 use anyhow::Context;
 
@@ -19,12 +19,20 @@ pub struct Args {
     /// Print JSON instead of text for a person.
     #[arg(long)]
     pub json: bool,
+    /// The table before this turn's moves (same format as --state): rules where only
+    /// units that did not move may shoot (ohw-hex) compare against it.
+    #[arg(long)]
+    pub previous: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let scenario = Scenario::load(&args.scenario)?;
     let table = load_state(&scenario, &args.state)?;
-    let report = for_scenario(&scenario).check_table(&scenario, &table);
+    let rules = for_scenario(&scenario);
+    let report = match &args.previous {
+        Some(path) => rules.check_turn(&scenario, &load_state(&scenario, path)?, &table),
+        None => rules.check_table(&scenario, &table),
+    };
     if args.json {
         println!(
             "{}",
@@ -54,19 +62,38 @@ fn list(ids: &[String]) -> String {
 
 /// The report as a person reads it: one paragraph per piece, margins in inches.
 pub fn for_a_person(scenario: &Scenario, report: &TableReport) -> String {
-    let m = &report.measures;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} ({}): foot move {:.2} in, mounted move {:.2} in; command range {:.2} in, field of fire {:.2} in deep, sight {:.2} in\n",
-        scenario.name,
-        label(&report.rules),
-        m.foot_move_in,
-        m.mounted_move_in,
-        m.command_range_in,
-        m.fof_depth_in,
-        m.sight_range_in
-    );
+    match &report.measures {
+        Measures::Inches(m) => {
+            let _ = writeln!(
+                out,
+                "{} ({}): foot move {:.2} in, mounted move {:.2} in; command range {:.2} in, field of fire {:.2} in deep, sight {:.2} in\n",
+                scenario.name,
+                label(&report.rules),
+                m.foot_move_in,
+                m.mounted_move_in,
+                m.command_range_in,
+                m.fof_depth_in,
+                m.sight_range_in
+            );
+        }
+        Measures::Hex(m) => {
+            let _ = writeln!(
+                out,
+                "{} ({}): hexes {:.2} in across sides; infantry and artillery move {} hex, cavalry {}; small arms range {} hex, artillery {}\n",
+                scenario.name,
+                label(&report.rules),
+                m.hex_step_in,
+                m.infantry_move_hex,
+                m.cavalry_move_hex,
+                m.small_arms_range_hex,
+                m.artillery_range_hex
+            );
+        }
+        Measures::Cm(_) => {
+            let _ = writeln!(out, "{} ({})\n", scenario.name, label(&report.rules));
+        }
+    }
     for p in &report.pieces {
         let _ = writeln!(out, "{}", piece_paragraph(scenario, p));
     }
@@ -100,6 +127,50 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
         .as_ref()
         .map_or(String::new(), |c| format!(", cover ({c})"));
     let _ = writeln!(s, "  terrain: {}{hill}{cover}", p.terrain);
+    if let Some(h) = &p.hex {
+        let _ = writeln!(
+            s,
+            "  hex ({}, {}){}, facing side {} ({:.0} deg) toward ({}, {}){}",
+            h.hex.col,
+            h.hex.row,
+            if h.on_grid { "" } else { " OFF THE GRID" },
+            h.facing_side,
+            h.facing_deg,
+            h.faces.col,
+            h.faces.row,
+            if h.commander {
+                ", commander attached"
+            } else {
+                ""
+            }
+        );
+        if let Some(e) = &h.must_turn_to_face {
+            let _ = writeln!(s, "  must turn to face {e}");
+        }
+        let moved = match h.moved {
+            Some(true) => "moved this turn, may not shoot",
+            Some(false) => "did not move, may shoot",
+            None => "no previous state: assumed not moved",
+        };
+        let _ = writeln!(s, "  {moved}");
+        for shot in &h.shots {
+            let _ = writeln!(
+                s,
+                "  {} {} at {} hex{}: {}",
+                if shot.allowed {
+                    "may shoot"
+                } else {
+                    "may not shoot"
+                },
+                shot.target,
+                shot.range_hex,
+                shot.target_cover
+                    .as_ref()
+                    .map_or(String::new(), |c| format!(" (in cover: {c})")),
+                shot.reason
+            );
+        }
+    }
     match (p.in_command, p.command_margin_in, &p.commanded_by) {
         (Some(true), Some(m), Some(hq)) => {
             let _ = writeln!(s, "  {what}: in range of {hq} by {m:.2} in");
