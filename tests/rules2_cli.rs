@@ -236,4 +236,33 @@ fn system_sections_are_checked_like_the_rest_of_the_scenario() {
         err.contains("units[3].commander") && err.contains("more than 3"),
         "{err}"
     );
+
+    // ohw-hex has no HQ pieces.
+    let err = run(
+        "hq.toml",
+        &good.replace(
+            "id = \"b-cav\"\nname = \"Buford's Cavalry\"\nside = \"blue\"\nkind = \"cavalry\"",
+            "id = \"b-cav\"\nname = \"Buford\"\nside = \"blue\"\nkind = \"hq\"",
+        ),
+    );
+    assert!(
+        err.contains("hq.toml:51: units[2].kind:")
+            && err.contains("only infantry, cavalry and artillery"),
+        "{err}"
+    );
+
+    // NBC: a battery must name its weight; [nbc] keys are checked.
+    let nbc = std::fs::read_to_string(demo("nbc-demo/nbc.toml")).unwrap();
+    std::fs::copy(
+        demo("nbc-demo/terrain.geojson"),
+        dir.path().join("terrain.geojson"),
+    )
+    .unwrap();
+    let err = run("w.toml", &nbc.replace("weight = \"heavy\"\n", ""));
+    assert!(
+        err.contains("units[5].kind:") && err.contains("needs a weight"),
+        "{err}"
+    );
+    let err = run("n.toml", &nbc.replace("fog = false", "mist = false"));
+    assert!(err.contains("nbc.mist: unknown field `mist`"), "{err}");
 }

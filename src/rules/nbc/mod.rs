@@ -34,9 +34,7 @@ pub use geometry::{Aspect, Relation, in_zone_of_fire, relation};
 use super::{Blocker, Measures, MoveVerdict, PieceReport, RuleSet, SightVerdict, TableReport};
 use crate::geom::{edge_distance, inside_intervals};
 use crate::model::CM_PER_IN;
-use crate::scenario::{
-    ArtilleryWeight, NbcEra, NbcSpec, RulesId, Scenario, TerrainKind, TimeOfDay, Weather,
-};
+use crate::scenario::{NbcEra, NbcSpec, RulesId, Scenario, TerrainKind, TimeOfDay, Weather};
 use crate::table::{Piece, Pose, Status, TableState, UnitKind};
 
 /// "Contact Zone: Within 10cm of the enemy."
@@ -445,10 +443,10 @@ impl Nbc {
         let Some(unit) = scenario.unit(&battery.id) else {
             return Vec::new();
         };
-        if !battery.kind.is_artillery() {
+        // The scenario check makes every NBC battery name its weight.
+        let (true, Some(weight)) = (battery.kind.is_artillery(), unit.weight) else {
             return Vec::new();
-        }
-        let weight = unit.weight.unwrap_or(ArtilleryWeight::Medium);
+        };
         let visibility = visibility_for(scenario, false);
         let mut candidates: Vec<(&Piece, f64, dice::Band, u32)> = table
             .pieces
