@@ -266,3 +266,67 @@ fn system_sections_are_checked_like_the_rest_of_the_scenario() {
     let err = run("n.toml", &nbc.replace("fog = false", "mist = false"));
     assert!(err.contains("nbc.mist: unknown field `mist`"), "{err}");
 }
+
+#[test]
+fn table_rolls_follow_the_scenario_rules() {
+    let ohw = demo("ohw-demo/ohw.toml").display().to_string();
+    let ohw_state = demo("ohw-demo/state.json").display().to_string();
+    let shot = |pair: [&str; 2], seed: &str| {
+        aide(&[
+            "roll",
+            "--scenario",
+            &ohw,
+            "--state",
+            &ohw_state,
+            "--bombard",
+            pair[0],
+            pair[1],
+            "--seed",
+            seed,
+            "--json",
+        ])
+    };
+    // The battery on Cemetery Hill at Stuart, 4 hexes: D3 - 1 (artillery beyond 1 hex).
+    let out = shot(["b-art", "r-cav"], "5");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let die = v["result"]["die"].as_u64().unwrap();
+    assert!((1..=3).contains(&die));
+    assert_eq!(v["result"]["hits"].as_u64().unwrap(), die - 1);
+    // Same seed, same die.
+    let again: Value = serde_json::from_slice(&shot(["b-art", "r-cav"], "5").stdout).unwrap();
+    assert_eq!(again["result"], v["result"]);
+    // The town blocks the ruler to the Stonewall Brigade.
+    let out = shot(["b-art", "r-inf-1"], "5");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Cold Harbor"));
+
+    // NBC: the Q5 light battery at Colbert, 17 cm (Long, 1 die) + 1 = 2 dice.
+    let nbc = demo("nbc-demo/nbc.toml").display().to_string();
+    let nbc_state = demo("nbc-demo/state.json").display().to_string();
+    let out = aide(&[
+        "roll",
+        "--scenario",
+        &nbc,
+        "--state",
+        &nbc_state,
+        "--bombard",
+        "r-art",
+        "b-cav",
+        "--seed",
+        "5",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"]["plan"]["dice"], 2);
+    assert_eq!(v["result"]["first"].as_array().unwrap().len(), 2);
+}

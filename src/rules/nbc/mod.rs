@@ -128,6 +128,8 @@ pub struct ArtilleryTarget {
     pub reason: String,
     /// The target's aspect as seen from it: fire "into Flank" re-rolls misses.
     pub into: Aspect,
+    /// Battery and target stand on different levels (one die less beyond Short).
+    pub different_level: bool,
 }
 
 fn cm(inches: f64) -> f64 {
@@ -471,7 +473,8 @@ impl Nbc {
         for &(target, d, band, base) in &candidates {
             let q = unit.q.unwrap_or(3);
             let (t_low, t_high) = levels(scenario, target);
-            let plunging = (b_low, b_high) != (t_low, t_high) && band != dice::Band::Short;
+            let different_level = (b_low, b_high) != (t_low, t_high);
+            let plunging = different_level && band != dice::Band::Short;
             let n = base + u32::from(q >= 5) - u32::from(plunging);
             let mut problems: Vec<String> = Vec::new();
             if unit.attached {
@@ -520,6 +523,7 @@ impl Nbc {
                     problems.join("; ")
                 },
                 into: relation(&target.footprint, centre(battery)).aspect,
+                different_level,
             });
         }
         if let Some(nearest) = must_fire_at {
