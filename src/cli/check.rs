@@ -90,8 +90,17 @@ pub fn for_a_person(scenario: &Scenario, report: &TableReport) -> String {
                 m.artillery_range_hex
             );
         }
-        Measures::Cm(_) => {
-            let _ = writeln!(out, "{} ({})\n", scenario.name, label(&report.rules));
+        Measures::Cm(m) => {
+            let _ = writeln!(
+                out,
+                "{} ({}): contact zone {} cm, flanked within {} cm, visibility {} cm ({} cm from a vantage point)\n",
+                scenario.name,
+                label(&report.rules),
+                m.contact_zone_cm,
+                m.flank_cm,
+                m.visibility_cm,
+                m.vantage_visibility_cm
+            );
         }
     }
     for p in &report.pieces {
@@ -171,7 +180,11 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
             );
         }
     }
+    if let Some(n) = &p.nbc {
+        nbc_lines(&mut s, n);
+    }
     match (p.in_command, p.command_margin_in, &p.commanded_by) {
+        _ if p.nbc.is_some() => {}
         (Some(true), Some(m), Some(hq)) => {
             let _ = writeln!(s, "  {what}: in range of {hq} by {m:.2} in");
         }
@@ -200,10 +213,10 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
         let _ = writeln!(s, "  in the field of fire of: {}", fof.join(", "));
     }
     let _ = writeln!(s, "  can see: {}", list(&p.can_see));
-    if !p.in_contact_with.is_empty() {
+    if !p.in_contact_with.is_empty() && p.nbc.is_none() {
         let _ = writeln!(s, "  in contact with: {}", list(&p.in_contact_with));
     }
-    if !p.flanked_by.is_empty() {
+    if !p.flanked_by.is_empty() && p.nbc.is_none() {
         let _ = writeln!(s, "  FLANKED by: {}", list(&p.flanked_by));
     }
     if let Some(sup) = &p.supported_by {
@@ -223,4 +236,86 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
         );
     }
     s
+}
+
+/// The NBC lines of a piece's paragraph, in centimetres.
+fn nbc_lines(s: &mut String, n: &aide::rules::nbc::NbcPieceReport) {
+    let _ = writeln!(s, "  base {} x {} cm", n.frontage_cm, n.depth_cm);
+    if let Some(c) = &n.command {
+        match (c.distance_cm, c.margin_cm) {
+            (Some(d), Some(m)) => {
+                let _ = writeln!(
+                    s,
+                    "  command: {} from {} ({}), radius {} cm, {d:.1} cm away: {}",
+                    if c.in_command { "IN" } else { "OUT OF COMMAND" },
+                    c.commander,
+                    c.formation,
+                    c.radius_cm,
+                    if m >= 0.0 {
+                        format!("{m:.1} cm to spare")
+                    } else {
+                        format!("{:.1} cm too far", -m)
+                    }
+                );
+            }
+            _ => {
+                let _ = writeln!(s, "  command: OUT OF COMMAND ({})", c.reason);
+            }
+        }
+    }
+    if let Some(a) = &n.army_commander {
+        let _ = writeln!(
+            s,
+            "  army commander {}: {:.1} cm away, sees {} cm{}: {}{}",
+            a.id,
+            a.distance_cm,
+            a.visibility_cm,
+            if a.on_vantage_point {
+                " (vantage point)"
+            } else {
+                ""
+            },
+            if a.within_visibility {
+                "within sight"
+            } else {
+                "out of sight"
+            },
+            if a.within_10cm {
+                ", within 10 cm (+1 Quality Check)"
+            } else {
+                ""
+            }
+        );
+    }
+    let near = |v: &[aide::rules::nbc::Neighbour]| {
+        v.iter()
+            .map(|e| format!("{} ({:.1} cm)", e.id, e.distance_cm))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !n.contact_zone.is_empty() {
+        let _ = writeln!(s, "  contact zone: {}", near(&n.contact_zone));
+    }
+    if !n.flanked_by.is_empty() {
+        let _ = writeln!(s, "  FLANKED by: {}", near(&n.flanked_by));
+    }
+    for t in &n.artillery {
+        let _ = writeln!(
+            s,
+            "  {} {} at {:.1} cm, {}: {}",
+            if t.allowed {
+                "may fire at"
+            } else {
+                "may not fire at"
+            },
+            t.target,
+            t.distance_cm,
+            if t.allowed {
+                format!("{} dice", t.dice)
+            } else {
+                label(&t.band)
+            },
+            t.reason
+        );
+    }
 }

@@ -579,6 +579,31 @@ impl RawScenario {
                     ));
                 }
             }
+            let kind = *u.kind.get_ref();
+            if self.rules == RulesId::OhwHex
+                && matches!(
+                    kind,
+                    UnitKind::Hq | UnitKind::ArmyHq | UnitKind::SupplyTrain
+                )
+            {
+                return Err(err(
+                    u.kind.span(),
+                    "units.kind",
+                    format!(
+                        "ohw-hex has only infantry, cavalry and artillery units, not {kind:?}: its commanders are attached (commander = true)"
+                    ),
+                ));
+            }
+            if self.rules == RulesId::Nbc && kind.is_artillery() && u.weight.is_none() {
+                return Err(err(
+                    u.kind.span(),
+                    "units.weight",
+                    format!(
+                        "NBC artillery {:?} needs a weight (\"heavy\", \"medium\" or \"light\"): it sets the range bands and dice",
+                        u.id.get_ref()
+                    ),
+                ));
+            }
             if let Some(w) = &u.weight
                 && !u.kind.get_ref().is_artillery()
             {
