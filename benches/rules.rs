@@ -70,6 +70,10 @@ pub fn thirty_a_side() -> (Scenario, TableState) {
                 kind: KINDS[i % KINDS.len()],
                 quality: Quality::Regular,
                 setup: None,
+                commander: false,
+                weight: None,
+                attached: false,
+                q: None,
             });
         }
     }

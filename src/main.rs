@@ -27,6 +27,15 @@ enum Command {
     Roll(cli::roll::Args),
     /// Serve the table to phones: live state, checks, dice and chits over HTTP and WebSocket.
     Serve(cli::serve::Args),
+    /// Measure a stage against ground truth: accuracy and speed.
+    #[command(subcommand)]
+    Bench(Bench),
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// The tracker on scripted games: identity kept, events found, false moves.
+    Track(cli::bench_track::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -51,5 +60,6 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Log(args) => cli::log::run(args),
         Command::Roll(args) => cli::roll::run(args),
         Command::Serve(args) => cli::serve::run(args),
+        Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
     }
 }

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use aide::dice::combat::{Combat, Engagement, FirePlan, bombard};
 use aide::dice::{Notation, RollId, Roller};
+use aide::rules::RuleSet as _;
 use aide::rules::pub_battles::{PubBattles, combat, in_field_of_fire, line_of_sight};
-use aide::scenario::{Scenario, load_state};
+use aide::rules::{nbc, ohw_hex};
+use aide::scenario::{RulesId, Scenario, load_state};
 use aide::table::{Piece, TableState};
 use anyhow::{Context, bail};
 
@@ -51,6 +53,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some((pair, scenario, state, is_bombardment)) = table_roll {
         let scenario = Scenario::load(scenario)?;
         let table = load_state(&scenario, state)?;
+        match scenario.rules {
+            RulesId::OhwHex => {
+                return roll_ohw_shot(&scenario, &table, pair, &mut roller, args.json);
+            }
+            RulesId::Nbc => return roll_nbc_fire(&scenario, &table, pair, &mut roller, args.json),
+            RulesId::PubBattles32 | RulesId::PubBattles30 | RulesId::PubBattlesQuickStart => {}
+        }
         let rules = PubBattles::new(scenario.rules);
         let (a, b) = (
             piece(&table, &pair[0], state)?,
@@ -207,6 +216,144 @@ fn roll_bombardment(
         );
         println!("{volley}");
         println!("replay: --seed {}", roller.id());
+    }
+    Ok(())
+}
+
+/// One Hour Wargames: SHOOTER shoots TARGET (`--combat` or `--bombard`), if the table
+/// allows the shot: a D3 with its modifiers.
+fn roll_ohw_shot(
+    scenario: &Scenario,
+    table: &TableState,
+    pair: &[String],
+    roller: &mut Roller,
+    json: bool,
+) -> anyhow::Result<()> {
+    let report = ohw_hex::OhwHex.check_table(scenario, table);
+    let (shooter, target) = (&pair[0], &pair[1]);
+    let hex = report
+        .pieces
+        .iter()
+        .find(|p| &p.id == shooter)
+        .and_then(|p| p.hex.as_ref())
+        .with_context(|| format!("unit {shooter:?} is not on the table"))?;
+    let shot = hex
+        .shots
+        .iter()
+        .find(|s| &s.target == target)
+        .with_context(|| format!("{target} is not within {shooter}'s range"))?;
+    if !shot.allowed {
+        bail!("{shooter} may not shoot {target}: {}", shot.reason);
+    }
+    let facts = ohw_hex::dice::ShotFacts {
+        shooter: hex
+            .arm
+            .context("only infantry, cavalry and artillery shoot")?,
+        range_hex: shot.range_hex,
+        target_in_cover: shot.target_cover.is_some(),
+        smoke: false,
+    };
+    let id = roller.id();
+    let result = ohw_hex::dice::shoot(roller, &facts);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"roll_id": id, "facts": facts, "result": result})
+            )?
+        );
+    } else {
+        println!(
+            "{shooter} shoots {target} at {} hex: D3 rolled {}",
+            shot.range_hex, result.die
+        );
+        for (v, why) in &result.modifiers {
+            println!("  {v:+}  {why}");
+        }
+        println!("  hits: {}", result.hits);
+        println!("replay: --seed {id}");
+    }
+    Ok(())
+}
+
+/// NBC: GUN fires at TARGET (`--bombard` or `--combat`), if the table allows it. The
+/// battery is taken as Fresh and un-disordered and the target without skirmishers: the
+/// table does not show those markers.
+fn roll_nbc_fire(
+    scenario: &Scenario,
+    table: &TableState,
+    pair: &[String],
+    roller: &mut Roller,
+    json: bool,
+) -> anyhow::Result<()> {
+    let report = nbc::Nbc.check_table(scenario, table);
+    let (gun, target) = (&pair[0], &pair[1]);
+    let shot = report
+        .pieces
+        .iter()
+        .find(|p| &p.id == gun)
+        .and_then(|p| p.nbc.as_ref())
+        .and_then(|n| n.artillery.iter().find(|t| &t.target == target))
+        .with_context(|| format!("{target} is not within Long range of battery {gun:?}"))?;
+    if !shot.allowed {
+        bail!("{gun} may not fire at {target}: {}", shot.reason);
+    }
+    let unit = scenario.unit(gun).context("the gun is a scenario unit")?;
+    let target_piece = table.piece(target).context("the target is on the table")?;
+    let gun_piece = table.piece(gun).context("the gun is on the table")?;
+    let mut reroll_because = Vec::new();
+    if matches!(shot.into, nbc::Aspect::LeftFlank | nbc::Aspect::RightFlank) {
+        reroll_because.push("firing into the target's flank".to_owned());
+    }
+    if let Some(cav) = table.pieces.iter().find(|p| {
+        p.side == gun_piece.side
+            && matches!(
+                p.kind,
+                aide::table::UnitKind::Cavalry | aide::table::UnitKind::Dragoons
+            )
+            && aide::geom::edge_distance(&p.footprint.polygon(), &target_piece.footprint.polygon())
+                * aide::model::CM_PER_IN
+                <= 5.0
+    }) {
+        reroll_because.push(format!("target within 5 cm of {} (cavalry)", cav.id));
+    }
+    let fire = nbc::dice::ArtilleryFire {
+        weight: unit.weight.context("NBC batteries have a weight")?,
+        distance_cm: shot.distance_cm,
+        q: unit.q.unwrap_or(3),
+        different_level: shot.different_level,
+        target_skirmishers: false,
+        disordered: false,
+        fatigue: nbc::dice::Fatigue::Fresh,
+        reroll_because,
+    };
+    let id = roller.id();
+    let result = nbc::dice::fire(roller, &fire)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"roll_id": id, "fire": fire, "result": result})
+            )?
+        );
+    } else {
+        println!(
+            "{gun} fires at {target}, {:.1} cm ({:?}): {} dice, hits on {}+",
+            shot.distance_cm, result.plan.band, result.plan.dice, result.plan.hit_on
+        );
+        for (v, why) in &result.plan.adjustments {
+            println!("  {v:+} dice  {why}");
+        }
+        println!("  rolled {:?}", result.first);
+        if !result.rerolled.is_empty() {
+            println!(
+                "  misses re-rolled ({}): {:?}",
+                fire.reroll_because.join("; "),
+                result.rerolled
+            );
+        }
+        println!("  hits: {}", result.hits);
+        println!("replay: --seed {id}");
     }
     Ok(())
 }

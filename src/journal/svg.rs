@@ -109,6 +109,9 @@ fn style(kind: TerrainKind, level: u8) -> (&'static str, &'static str, u8) {
         TerrainKind::Bridge => ("#8a7360", "none", 8),
         TerrainKind::Impassable => ("#5b6b78", "none", 9),
         TerrainKind::Crest => ("none", "#8b6f3a", 10),
+        TerrainKind::Field => ("#e8e0a0", "#c9bd6a", 2),
+        TerrainKind::Rough => ("#c2b59b", "#9c8e72", 2),
+        TerrainKind::Entrenchment => ("#a08060", "#6f5438", 9),
     }
 }
 

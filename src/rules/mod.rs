@@ -4,6 +4,8 @@
 //! never a bare bool: it carries the distance, the limit and the margin in inches, or
 //! the terrain that blocked sight, so that a player can see why and by how much.
 
+pub mod nbc;
+pub mod ohw_hex;
 pub mod pub_battles;
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +20,18 @@ pub trait RuleSet: Send + Sync {
 
     /// Every per-piece verdict for a whole table.
     fn check_table(&self, scenario: &Scenario, table: &TableState) -> TableReport;
+
+    /// The verdicts for a table with the state before this turn's moves: systems where
+    /// only units that did not move may shoot (One Hour Wargames) use it; the others
+    /// judge the table alone.
+    fn check_turn(
+        &self,
+        scenario: &Scenario,
+        _previous: &TableState,
+        table: &TableState,
+    ) -> TableReport {
+        self.check_table(scenario, table)
+    }
 
     /// Whether `piece` may move from where it stands to `to` (in state `to_status`);
     /// `night` for the night turn's restrictions.
@@ -43,7 +57,13 @@ pub trait RuleSet: Send + Sync {
 
 /// The rules engine a scenario names.
 pub fn for_scenario(scenario: &Scenario) -> Box<dyn RuleSet> {
-    Box::new(pub_battles::PubBattles::new(scenario.rules))
+    match scenario.rules {
+        RulesId::OhwHex => Box::new(ohw_hex::OhwHex),
+        RulesId::Nbc => Box::new(nbc::Nbc),
+        RulesId::PubBattles32 | RulesId::PubBattles30 | RulesId::PubBattlesQuickStart => {
+            Box::new(pub_battles::PubBattles::new(scenario.rules))
+        }
+    }
 }
 
 /// All verdicts for one table.
@@ -51,12 +71,27 @@ pub fn for_scenario(scenario: &Scenario) -> Box<dyn RuleSet> {
 pub struct TableReport {
     pub rules: RulesId,
     /// Lengths the verdicts used, so a reader can check them.
-    pub measures: MeasuresUsed,
+    pub measures: Measures,
     pub pieces: Vec<PieceReport>,
+    /// The hex grid's geometry, for the page to draw (One Hour Wargames hex only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hex_grid: Option<ohw_hex::GridGeometry>,
+}
+
+/// The lengths a rule system measures with. Untagged, so that Pub Battles reports keep
+/// their `measures` object as it was; each form names its `unit`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Measures {
+    Inches(MeasuresUsed),
+    Hex(ohw_hex::HexMeasures),
+    Cm(nbc::CmMeasures),
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasuresUsed {
+    /// Always "in".
+    pub unit: &'static str,
     pub foot_move_in: f64,
     pub mounted_move_in: f64,
     pub command_range_in: f64,
@@ -97,6 +132,12 @@ pub struct PieceReport {
     /// Enemies within 1/3 foot move: a night move or a road column may not approach them.
     pub enemies_within_third_foot: Vec<String>,
     pub rally: Option<RallyVerdict>,
+    /// One Hour Wargames hex verdicts (hex, facing, movement, shooting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hex: Option<ohw_hex::HexPieceReport>,
+    /// Napoleonic Battlefield Commander verdicts in centimetres.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nbc: Option<nbc::NbcPieceReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]

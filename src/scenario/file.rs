@@ -25,6 +25,114 @@ pub enum RulesId {
     /// The pre-3.0 quick start / house rules.
     #[serde(rename = "pub-battles-qs")]
     PubBattlesQuickStart,
+    /// One Hour Wargames, American Civil War, hex variant.
+    #[serde(rename = "ohw-hex")]
+    OhwHex,
+    /// Napoleonic Battlefield Commander v1.1.
+    #[serde(rename = "nbc")]
+    Nbc,
+}
+
+/// How the hexes lie: flat-topped hexes have a side toward the map's top edge (facings
+/// 0, 60, ... 300 degrees), pointy-topped ones a corner (facings 30, 90, ... 330).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HexOrientation {
+    #[default]
+    Flat,
+    Pointy,
+}
+
+/// The hex grid over the map for `rules = "ohw-hex"`: "Games are played on a hex grid,
+/// normally on a tabletop of 6 hexes by 9 hexes" [OHW]. Columns run along x, rows
+/// along y; odd columns (flat) or odd rows (pointy) are shifted by half a hex.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HexSpec {
+    #[serde(default = "default_columns")]
+    pub columns: u16,
+    #[serde(default = "default_rows")]
+    pub rows: u16,
+    #[serde(default)]
+    pub orientation: HexOrientation,
+    /// Centre-to-corner length in map inches. When absent, the largest hexes that fit
+    /// the map, with the grid centred on it.
+    #[serde(default)]
+    pub size_in: Option<f64>,
+}
+
+fn default_columns() -> u16 {
+    9
+}
+fn default_rows() -> u16 {
+    6
+}
+
+impl Default for HexSpec {
+    fn default() -> Self {
+        Self {
+            columns: default_columns(),
+            rows: default_rows(),
+            orientation: HexOrientation::default(),
+            size_in: None,
+        }
+    }
+}
+
+/// Whether Napoleonic Battlefield Commander is played with its Traditional or its
+/// Napoleonic army rules; it clamps the command radius ("Traditional 5-20, Napoleonic
+/// 10-25" cm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NbcEra {
+    #[default]
+    Traditional,
+    Napoleonic,
+}
+
+/// The time of day on the NBC Time cards; with the weather it sets visibility.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeOfDay {
+    EarlyMorning,
+    #[default]
+    Day,
+    Evening,
+    Night,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Weather {
+    Sunny,
+    #[default]
+    Bright,
+    Overcast,
+    Rain,
+    Snow,
+}
+
+/// The battle's conditions for `rules = "nbc"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NbcSpec {
+    #[serde(default)]
+    pub era: NbcEra,
+    #[serde(default)]
+    pub time: TimeOfDay,
+    #[serde(default)]
+    pub weather: Weather,
+    #[serde(default)]
+    pub fog: bool,
+}
+
+/// An NBC battery's weight, which sets its range bands and dice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArtilleryWeight {
+    Heavy,
+    Medium,
+    Light,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,6 +198,9 @@ pub struct Command {
     pub alter: u8,
     /// Whether the command has a chit in the cup.
     pub chit: bool,
+    /// NBC: the Formation Commander's Ability rating (A1 to A6), which with the
+    /// formation's size sets its command radius.
+    pub ability: Option<u8>,
 }
 
 /// Where a unit starts the game.
@@ -112,6 +223,16 @@ pub struct Unit {
     pub kind: UnitKind,
     pub quality: Quality,
     pub setup: Option<UnitSetup>,
+    /// OHW: a commander is attached ("Commanders are always attached to units, and up to
+    /// 3 commanders can be used per side").
+    pub commander: bool,
+    /// NBC: the battery's weight (artillery only).
+    pub weight: Option<ArtilleryWeight>,
+    /// NBC: the battery is attached to a unit (it then fires only at the nearest unit
+    /// directly in front, never at long range).
+    pub attached: bool,
+    /// NBC: the unit's quality rating Q1 to Q6 (Q5 and Q6 batteries roll one more die).
+    pub q: Option<u8>,
 }
 
 // ---- raw form, as written, with spans ----
@@ -132,6 +253,10 @@ pub(super) struct RawScenario {
     commands: Vec<RawCommand>,
     #[serde(default)]
     units: Vec<RawUnit>,
+    #[serde(default)]
+    hex: Option<Spanned<HexSpec>>,
+    #[serde(default)]
+    nbc: Option<Spanned<NbcSpec>>,
 }
 
 #[derive(Deserialize)]
@@ -197,6 +322,8 @@ struct RawCommand {
     alter: Spanned<u8>,
     #[serde(default = "default_true")]
     chit: bool,
+    #[serde(default)]
+    ability: Option<Spanned<u8>>,
 }
 
 fn default_alter() -> Spanned<u8> {
@@ -219,6 +346,14 @@ struct RawUnit {
     quality: Quality,
     #[serde(default)]
     setup: Option<Spanned<UnitSetup>>,
+    #[serde(default)]
+    commander: Option<Spanned<bool>>,
+    #[serde(default)]
+    weight: Option<Spanned<ArtilleryWeight>>,
+    #[serde(default)]
+    attached: bool,
+    #[serde(default)]
+    q: Option<Spanned<u8>>,
 }
 
 /// Parse the TOML text; syntax, type and unknown-key errors name line and field.
@@ -426,6 +561,125 @@ impl RawScenario {
             }
         }
 
+        let mut commanders: std::collections::HashMap<&str, usize> = Default::default();
+        for u in &self.units {
+            if let Some(c) = &u.commander
+                && *c.get_ref()
+            {
+                let n = commanders.entry(u.side.get_ref().as_str()).or_default();
+                *n += 1;
+                if *n > 3 {
+                    return Err(err(
+                        c.span(),
+                        "units.commander",
+                        format!(
+                            "side {:?} has more than 3 commanders (\"up to 3 commanders can be used per side\")",
+                            u.side.get_ref()
+                        ),
+                    ));
+                }
+            }
+            let kind = *u.kind.get_ref();
+            if self.rules == RulesId::OhwHex
+                && matches!(
+                    kind,
+                    UnitKind::Hq | UnitKind::ArmyHq | UnitKind::SupplyTrain
+                )
+            {
+                return Err(err(
+                    u.kind.span(),
+                    "units.kind",
+                    format!(
+                        "ohw-hex has only infantry, cavalry and artillery units, not {kind:?}: its commanders are attached (commander = true)"
+                    ),
+                ));
+            }
+            if self.rules == RulesId::Nbc && kind.is_artillery() && u.weight.is_none() {
+                return Err(err(
+                    u.kind.span(),
+                    "units.weight",
+                    format!(
+                        "NBC artillery {:?} needs a weight (\"heavy\", \"medium\" or \"light\"): it sets the range bands and dice",
+                        u.id.get_ref()
+                    ),
+                ));
+            }
+            if let Some(w) = &u.weight
+                && !u.kind.get_ref().is_artillery()
+            {
+                return Err(err(
+                    w.span(),
+                    "units.weight",
+                    format!("only artillery has a weight, not {:?}", u.kind.get_ref()),
+                ));
+            }
+            if let Some(q) = &u.q
+                && !(1..=6).contains(q.get_ref())
+            {
+                return Err(err(
+                    q.span(),
+                    "units.q",
+                    format!("a quality rating is Q1 to Q6, got {}", q.get_ref()),
+                ));
+            }
+        }
+        for c in &self.commands {
+            if let Some(a) = &c.ability
+                && !(1..=6).contains(a.get_ref())
+            {
+                return Err(err(
+                    a.span(),
+                    "commands.ability",
+                    format!("an Ability rating is A1 to A6, got {}", a.get_ref()),
+                ));
+            }
+        }
+        if let Some(h) = &self.hex {
+            if self.rules != RulesId::OhwHex {
+                return Err(err(
+                    h.span(),
+                    "hex",
+                    "a hex grid is only used with rules = \"ohw-hex\"".into(),
+                ));
+            }
+            let v = h.get_ref();
+            if v.columns == 0 || v.rows == 0 {
+                return Err(err(
+                    h.span(),
+                    "hex",
+                    "a hex grid needs at least one column and one row".into(),
+                ));
+            }
+            if let Some(size) = v.size_in
+                && !(size.is_finite() && size > 0.0)
+            {
+                return Err(err(
+                    h.span(),
+                    "hex.size_in",
+                    format!("must be a positive number of inches, got {size}"),
+                ));
+            }
+        }
+        if let Some(n) = &self.nbc
+            && self.rules != RulesId::Nbc
+        {
+            return Err(err(
+                n.span(),
+                "nbc",
+                "[nbc] conditions are only used with rules = \"nbc\"".into(),
+            ));
+        }
+        let hex = match (&self.hex, self.rules) {
+            (Some(h), _) => Some(*h.get_ref()),
+            (None, RulesId::OhwHex) => Some(HexSpec::default()),
+            (None, _) => None,
+        };
+        let nbc = match (&self.nbc, self.rules) {
+            (Some(n), _) => Some(*n.get_ref()),
+            (None, RulesId::Nbc) => Some(NbcSpec::default()),
+            (None, _) => None,
+        };
+
         Ok(Scenario {
             path: path.to_path_buf(),
             name: self.name,
@@ -462,6 +716,7 @@ impl RawScenario {
                     hq: c.hq.map(Spanned::into_inner),
                     alter: c.alter.into_inner(),
                     chit: c.chit,
+                    ability: c.ability.map(Spanned::into_inner),
                 })
                 .collect(),
             units: self
@@ -475,10 +730,16 @@ impl RawScenario {
                     kind: u.kind.into_inner(),
                     quality: u.quality,
                     setup: u.setup.map(Spanned::into_inner),
+                    commander: u.commander.is_some_and(Spanned::into_inner),
+                    weight: u.weight.map(Spanned::into_inner),
+                    attached: u.attached,
+                    q: u.q.map(Spanned::into_inner),
                 })
                 .collect(),
             model,
             terrain,
+            hex,
+            nbc,
         })
     }
 }

@@ -15,7 +15,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use error::ScenarioError;
-pub use file::{Command, HomeEdge, MapSpec, Measures, RulesId, Side, Unit, UnitSetup};
+pub use file::{
+    ArtilleryWeight, Command, HexOrientation, HexSpec, HomeEdge, MapSpec, Measures, NbcEra,
+    NbcSpec, RulesId, Side, TimeOfDay, Unit, UnitSetup, Weather,
+};
 pub use terrain::{Terrain, TerrainFeature, TerrainKind};
 
 use crate::geom::Footprint;
@@ -38,6 +41,10 @@ pub struct Scenario {
     #[serde(skip)]
     pub model: PieceModel,
     pub terrain: Terrain,
+    /// The hex grid (rules "ohw-hex" only).
+    pub hex: Option<HexSpec>,
+    /// The battle's conditions (rules "nbc" only).
+    pub nbc: Option<NbcSpec>,
 }
 
 impl Scenario {

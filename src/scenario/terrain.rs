@@ -30,6 +30,12 @@ pub enum TerrainKind {
     Bridge,
     Ford,
     Impassable,
+    /// Fields (crops, orchards): OHW cover "except against artillery".
+    Field,
+    /// Difficult and broken ground: OHW "only Infantry can enter".
+    Rough,
+    /// Entrenched positions: OHW cover, "can only be occupied by infantry and artillery".
+    Entrenchment,
 }
 
 impl TerrainKind {

@@ -1,10 +1,14 @@
-//! Tracking: from a sequence of stable table states to what the players did.
+//! Tracking: from the detector's frames to what the players did.
 //!
-//! The camera half (identity across frames, hands over the table, settle detection)
-//! needs the vision stage and comes later; it will hand this module one stable
-//! [`TableState`](crate::table::TableState) at a time. What is here already is the other
-//! half: the events between two stable states, judged by the rules.
+//! [`tracker`] follows the table frame by frame, waits for hands to leave and the
+//! table to be still, and commits a stable [`TableState`](crate::table::TableState)
+//! whose pieces carry the scenario's unit ids. [`events`] tells the difference between
+//! two stable states as events, each move judged by the rules. [`script`] plays a
+//! scripted game as detector frames (noise, dropouts, hands) for tests and benchmarks.
 
 pub mod events;
+pub mod script;
+pub mod tracker;
 
 pub use events::{Event, EventDeriver, Move, Stillness, TerrainCrossed};
+pub use tracker::{AssignError, Frame, Sighting, Tracker, TrackerConfig, TrackerView};

@@ -18,6 +18,8 @@ use crate::dice::combat::{Combat, Edition, Engagement, bombard};
 use crate::dice::{Notation, RollId, Roller};
 use crate::geom::edge_distance;
 use crate::rules::pub_battles::{combat, fof_polygon, in_field_of_fire, line_of_sight};
+use crate::rules::{Measures, MeasuresUsed};
+use crate::scenario::RulesId;
 use crate::table::{Piece, TableState};
 
 /// A refusal: its status and the reason, answered as `{"error": reason}`.
@@ -121,7 +123,7 @@ pub async fn scenario(State(state): State<Arc<AppState>>) -> Json<serde_json::Va
             "height_in": s.map.height_in,
             "image": state.map_svg.as_ref().map(|_| "/map.svg"),
         },
-        "measures": state.pub_battles.measures(s),
+        "measures": state.current().report.measures,
         "fof_splay_deg": state.pub_battles.options.fof_splay_deg,
         "sides": s.sides,
         "commands": s.commands,
@@ -139,7 +141,16 @@ pub struct CheckAnswer {
     fof: Option<Vec<[f64; 2]>>,
     /// The HQ it was measured to, as it stands now.
     commander: Option<Piece>,
-    command_range_in: f64,
+    /// Null for rule systems that do not measure in inches.
+    command_range_in: Option<f64>,
+}
+
+/// The Pub Battles lengths of a report; other rule systems measure in hexes or cm.
+fn inches(measures: &Measures) -> Option<&MeasuresUsed> {
+    match measures {
+        Measures::Inches(m) => Some(m),
+        _ => None,
+    }
 }
 
 /// GET /api/check/{id}: everything the rules say about one piece, with the shapes the
@@ -157,10 +168,11 @@ pub async fn check(
         .find(|p| p.id == id)
         .cloned()
         .ok_or_else(|| ApiError::unknown_piece(&id))?;
-    let fof = piece.kind.has_field_of_fire().then(|| {
+    let inches = inches(&snap.report.measures);
+    let fof = inches.filter(|_| piece.kind.has_field_of_fire()).map(|m| {
         fof_polygon(
             &piece.footprint,
-            snap.report.measures.fof_depth_in,
+            m.fof_depth_in,
             state.pub_battles.options.fof_splay_deg,
         )
         .exterior()
@@ -178,7 +190,7 @@ pub async fn check(
         piece,
         fof,
         commander,
-        command_range_in: snap.report.measures.command_range_in,
+        command_range_in: inches.map(|m| m.command_range_in),
     }))
 }
 
@@ -224,8 +236,9 @@ pub struct Measurement {
     /// Edge to edge between pieces; to the nearest edge from a point (0 inside); straight
     /// between two points.
     distance_in: f64,
-    foot_moves: f64,
-    mounted_moves: f64,
+    /// In Pub Battles move sticks; null for rule systems that measure otherwise.
+    foot_moves: Option<f64>,
+    mounted_moves: Option<f64>,
 }
 
 /// GET /api/measure?from=ID|x,y&to=ID|x,y
@@ -245,14 +258,14 @@ pub async fn measure(
         }
         (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(a), Point::from(b)),
     };
-    let m = &snap.report.measures;
     let round = crate::rules::pub_battles::round_in;
+    let moves = inches(&snap.report.measures);
     Ok(Json(Measurement {
         from: q.from,
         to: q.to,
         distance_in: round(distance),
-        foot_moves: round(distance / m.foot_move_in),
-        mounted_moves: round(distance / m.mounted_move_in),
+        foot_moves: moves.map(|m| round(distance / m.foot_move_in)),
+        mounted_moves: moves.map(|m| round(distance / m.mounted_move_in)),
     }))
 }
 
@@ -305,6 +318,12 @@ pub async fn roll(
             answer["text"] = report.to_string().into();
             ("notation", answer)
         }
+        (None, Some(_), None) | (None, None, Some(_)) if !pub_battles(&state) => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "the page rolls Pub Battles combats only; `aide roll --combat` rolls this scenario's",
+            ));
+        }
         (None, Some([a, b]), None) => {
             let state = state.clone();
             let answer = blocking(move || roll_combat(&state, &a, &b, &mut roller)).await?;
@@ -324,6 +343,14 @@ pub async fn roll(
     let stored = answer.clone();
     journal(&state, move |j, ts| j.record_roll(kind, &stored, ts)).await;
     Ok(Json(answer))
+}
+
+/// Whether the scenario is played with one of the Pub Battles rule books.
+fn pub_battles(state: &AppState) -> bool {
+    matches!(
+        state.scenario.rules,
+        RulesId::PubBattles32 | RulesId::PubBattles30 | RulesId::PubBattlesQuickStart
+    )
 }
 
 /// Round 1 of a combat between two pieces, with every modifier the table earns.

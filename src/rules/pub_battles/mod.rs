@@ -15,7 +15,9 @@ mod terrain;
 
 use serde::Serialize;
 
-use super::{FofEntry, MeasuresUsed, MoveVerdict, PieceReport, RuleSet, SightVerdict, TableReport};
+use super::{
+    FofEntry, Measures, MeasuresUsed, MoveVerdict, PieceReport, RuleSet, SightVerdict, TableReport,
+};
 use crate::geom::edge_distance;
 use crate::scenario::{RulesId, Scenario};
 use crate::table::{Piece, Pose, Status, TableState};
@@ -80,11 +82,13 @@ pub struct PubBattles {
 }
 
 impl PubBattles {
+    /// The engine for a Pub Battles rules id; the other systems' ids have their own
+    /// engines ([`crate::rules::for_scenario`]) and read as the default 3.2 here.
     pub fn new(rules: RulesId) -> Self {
         let variant = match rules {
-            RulesId::PubBattles32 => Variant::V32,
             RulesId::PubBattles30 => Variant::V30,
             RulesId::PubBattlesQuickStart => Variant::QuickStart,
+            RulesId::PubBattles32 | RulesId::OhwHex | RulesId::Nbc => Variant::V32,
         };
         Self {
             variant,
@@ -105,6 +109,7 @@ impl PubBattles {
     pub fn measures(&self, scenario: &Scenario) -> MeasuresUsed {
         let m = &scenario.measures;
         MeasuresUsed {
+            unit: "in",
             foot_move_in: m.foot_move_in,
             mounted_move_in: m.mounted_move_in,
             command_range_in: m.mounted_move_in / 3.0,
@@ -248,13 +253,16 @@ impl RuleSet for PubBattles {
                     in_road_column: road_column(self, &scenario.terrain, piece).is_some(),
                     enemies_within_third_foot: enemies_near,
                     rally: rally(self, scenario, table, piece, ctx),
+                    hex: None,
+                    nbc: None,
                 }
             })
             .collect();
         TableReport {
             rules: self.id(),
-            measures,
+            measures: Measures::Inches(measures),
             pieces,
+            hex_grid: None,
         }
     }
 

@@ -1,0 +1,733 @@
+//! The camera half of tracking: from a stream of detected frames to stable table states
+//! whose pieces carry the scenario's unit ids.
+//!
+//! The detector sees anonymous pieces ("a fresh red block at 12.3, 8.1 facing 350").
+//! Players push blocks with their hands, so most frames while something happens are
+//! useless: arms cover pieces, a block in the air is seen where it is not. The tracker
+//! therefore never reads a move off a single frame. It waits for the table to be still
+//! ([`TrackerConfig::settle_ms`], 0.7 s by default: every piece within a tenth of an inch
+//! and a few degrees of where it stood, nothing appearing or vanishing, no hand in view)
+//! and only then commits the averaged view as a new stable state. Identity is carried
+//! from one stable state to the next by an optimal assignment over pose, side colour and
+//! shape, so a block that was lifted and put down nearby, or flipped spent in place, is
+//! still the same unit. The difference between two stable states is what the players did
+//! ([`EventDeriver`](super::EventDeriver) turns it into events).
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+
+use pathfinding::prelude::{Matrix, kuhn_munkres_min};
+use serde::{Deserialize, Serialize};
+
+use crate::geom::heading_difference;
+use crate::journal::Millis;
+use crate::scenario::{Scenario, Unit};
+use crate::table::{Placement, Pose, Status, TableState};
+
+/// One piece as the detector saw it in one frame, already in map inches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sighting {
+    /// The piece model's shape name: "block" or "hq" for Pub Battles.
+    pub shape: String,
+    /// The colour class the detector gave it; the side whose id it names owns it.
+    pub colour: String,
+    pub pose: Pose,
+    pub status: Status,
+}
+
+/// What the detector made of one camera frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    pub ts_ms: Millis,
+    pub sightings: Vec<Sighting>,
+    /// How much of the map is covered by something that is neither map nor piece (hands,
+    /// arms, a phone), as a fraction of the map's area. The vision stage measures it.
+    pub disturbance: f64,
+}
+
+/// How still is still, and how long the table must stay so.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TrackerConfig {
+    /// The table must stay still this long before its view is committed.
+    pub settle_ms: Millis,
+    /// A piece that stays within this distance of its average pose is still. Three
+    /// times a good detector's frame-to-frame noise, well under the 0.25 in a player
+    /// nudges a block by.
+    pub still_in: f64,
+    pub still_deg: f64,
+    /// Above this covered fraction of the map a hand is over the table.
+    pub disturbed_above: f64,
+    /// A piece missed by the detector for more frames in a row than this has gone; a
+    /// sighting that fits no still piece for more frames in a row than this is a change.
+    pub missed_frames: u32,
+    /// The farthest a piece is believed to move between two stable states and stay the
+    /// same piece. Past it, the old piece is removed and the new one added.
+    pub max_move_in: f64,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        Self {
+            settle_ms: 700,
+            still_in: 0.1,
+            still_deg: 4.0,
+            disturbed_above: 0.01,
+            missed_frames: 3,
+            max_move_in: 16.0,
+        }
+    }
+}
+
+impl TrackerConfig {
+    /// The defaults, with the still tolerance widened to five times the detector's
+    /// per-axis noise (standard deviation, inches) when that is more than 0.1 in: a
+    /// piece then strays out of it by noise alone once in about 270,000 frames.
+    pub fn for_noise(noise_in: f64) -> Self {
+        let defaults = Self::default();
+        Self {
+            still_in: defaults.still_in.max(5.0 * noise_in),
+            ..defaults
+        }
+    }
+}
+
+/// What the tracker is doing now, for the page's status bar.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "view", rename_all = "kebab-case")]
+pub enum TrackerView {
+    /// No frame yet.
+    Waiting,
+    /// A hand (or something else) is over the table.
+    Disturbed { since_ms: Millis },
+    /// The table is still but not yet for long enough.
+    Settling { since_ms: Millis },
+    /// The last commit still holds.
+    Stable { since_ms: Millis },
+}
+
+/// How many of a piece's latest poses the commit's median is taken over.
+const RECENT_POSES: usize = 32;
+
+/// A piece followed through the frames of one still window: its running average.
+#[derive(Debug, Clone)]
+struct WindowTrack {
+    shape: String,
+    colour: String,
+    /// The first pose seen in the window.
+    anchor: Pose,
+    sum_x: f64,
+    sum_y: f64,
+    sum_sin: f64,
+    sum_cos: f64,
+    /// Headings of square pieces (HQ cubes) mean nothing beyond a quarter turn.
+    symmetric: bool,
+    seen: u32,
+    /// The last poses seen, for the median the commit reports.
+    recent: VecDeque<Pose>,
+    missed_in_a_row: u32,
+    status: Status,
+}
+
+impl WindowTrack {
+    fn new(s: &Sighting, symmetric: bool) -> Self {
+        let mut track = Self {
+            shape: s.shape.clone(),
+            colour: s.colour.clone(),
+            anchor: s.pose,
+            sum_x: 0.0,
+            sum_y: 0.0,
+            sum_sin: 0.0,
+            sum_cos: 0.0,
+            symmetric,
+            seen: 0,
+            recent: VecDeque::with_capacity(RECENT_POSES),
+            missed_in_a_row: 0,
+            status: s.status,
+        };
+        track.add(s.pose);
+        track
+    }
+
+    /// Headings are averaged as unit vectors; a square piece's are first folded to a
+    /// quarter turn (angle x4) so 359 and 89 average to the same square.
+    fn add(&mut self, pose: Pose) {
+        let fold = if self.symmetric { 4.0 } else { 1.0 };
+        let a = (pose.heading_deg * fold).to_radians();
+        self.sum_x += pose.x_in;
+        self.sum_y += pose.y_in;
+        self.sum_sin += a.sin();
+        self.sum_cos += a.cos();
+        self.seen += 1;
+        self.missed_in_a_row = 0;
+        if self.recent.len() == RECENT_POSES {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(pose);
+    }
+
+    /// The pose to commit: the median of the recent poses, axis by axis, and of their
+    /// turns from the mean heading. A window often opens on a frame with the last of a
+    /// hand's motion in it (a block still settling, 0.05 in short); the median ignores
+    /// it where the mean would carry it into the log as a small false move later.
+    fn settled(&self) -> Pose {
+        let mean = self.mean();
+        let period = if self.symmetric { 90.0 } else { 360.0 };
+        let median = |mut values: Vec<f64>| {
+            values.sort_by(f64::total_cmp);
+            let n = values.len();
+            if n % 2 == 1 {
+                values[n / 2]
+            } else {
+                0.5 * (values[n / 2 - 1] + values[n / 2])
+            }
+        };
+        let turn_from_mean = |p: &Pose| {
+            let d = (p.heading_deg - mean.heading_deg).rem_euclid(period);
+            if d > period / 2.0 { d - period } else { d }
+        };
+        Pose::new(
+            median(self.recent.iter().map(|p| p.x_in).collect()),
+            median(self.recent.iter().map(|p| p.y_in).collect()),
+            mean.heading_deg + median(self.recent.iter().map(turn_from_mean).collect()),
+        )
+    }
+
+    fn mean(&self) -> Pose {
+        let n = f64::from(self.seen);
+        let fold = if self.symmetric { 4.0 } else { 1.0 };
+        let heading = self.sum_sin.atan2(self.sum_cos).to_degrees() / fold;
+        Pose::new(self.sum_x / n, self.sum_y / n, heading)
+    }
+
+    /// Still: within `still_in` and `still_deg` of the window's running average, in the
+    /// same status, and no farther than twice that from where the window began, so a
+    /// slow creep breaks the window instead of dragging the average along with it.
+    fn still(&self, s: &Sighting, config: &TrackerConfig) -> bool {
+        let mean = self.mean();
+        let from = |p: Pose| (s.pose.x_in - p.x_in).hypot(s.pose.y_in - p.y_in);
+        let turned = |p: Pose| turn(p.heading_deg, s.pose.heading_deg, self.symmetric);
+        s.status == self.status
+            && from(mean) <= config.still_in
+            && turned(mean) <= config.still_deg
+            && from(self.anchor) <= 2.0 * config.still_in
+            && turned(self.anchor) <= 2.0 * config.still_deg
+    }
+}
+
+/// The smallest turn between two headings; a quarter-turn-symmetric piece's modulo 90.
+fn turn(a_deg: f64, b_deg: f64, symmetric: bool) -> f64 {
+    if symmetric {
+        let d = (a_deg - b_deg).rem_euclid(90.0);
+        d.min(90.0 - d)
+    } else {
+        heading_difference(a_deg, b_deg)
+    }
+}
+
+/// The frames since the table last changed.
+#[derive(Debug, Clone)]
+struct Window {
+    since_ms: Millis,
+    frames: u32,
+    tracks: Vec<WindowTrack>,
+    /// Frames in a row with a sighting that fits no still piece.
+    strays_in_a_row: u32,
+    committed: bool,
+}
+
+/// Follows the table frame by frame and hands out a stable state each time it settles.
+pub struct Tracker {
+    scenario: Arc<Scenario>,
+    config: TrackerConfig,
+    window: Option<Window>,
+    disturbed_since: Option<Millis>,
+    stable: Option<TableState>,
+    stable_since: Option<Millis>,
+    /// Sightings of the last commit that no unit could be given (more red blocks on the
+    /// table than the scenario has red units, say).
+    unassigned: usize,
+}
+
+impl Tracker {
+    /// A tracker for a new game: its first stable view is the setup, assigned to units by
+    /// their setup positions.
+    pub fn new(scenario: Arc<Scenario>, config: TrackerConfig) -> Self {
+        Self {
+            scenario,
+            config,
+            window: None,
+            disturbed_since: None,
+            stable: None,
+            stable_since: None,
+            unassigned: 0,
+        }
+    }
+
+    /// A tracker that carries on from a known table (a journal's last state).
+    pub fn resume(scenario: Arc<Scenario>, config: TrackerConfig, table: TableState) -> Self {
+        let mut tracker = Self::new(scenario, config);
+        tracker.stable = Some(table);
+        tracker
+    }
+
+    /// The last committed table, if any.
+    pub fn stable(&self) -> Option<&TableState> {
+        self.stable.as_ref()
+    }
+
+    /// How many pieces of the last commit were left without a unit.
+    pub fn unassigned(&self) -> usize {
+        self.unassigned
+    }
+
+    pub fn view(&self) -> TrackerView {
+        if let Some(since_ms) = self.disturbed_since {
+            return TrackerView::Disturbed { since_ms };
+        }
+        match &self.window {
+            None => TrackerView::Waiting,
+            Some(w) if w.committed => TrackerView::Stable {
+                since_ms: self.stable_since.unwrap_or(w.since_ms),
+            },
+            Some(w) => TrackerView::Settling {
+                since_ms: w.since_ms,
+            },
+        }
+    }
+
+    /// Take one frame. Returns the new stable table when this frame completes a still
+    /// window; the table may equal the previous one (a hand passed, nothing moved).
+    pub fn push(&mut self, frame: &Frame) -> Option<TableState> {
+        if frame.disturbance > self.config.disturbed_above {
+            self.disturbed_since.get_or_insert(frame.ts_ms);
+            self.window = None;
+            return None;
+        }
+        self.disturbed_since = None;
+        let continues = match &mut self.window {
+            Some(window) => extend_window(window, frame, &self.config, &self.scenario),
+            None => false,
+        };
+        if !continues {
+            self.window = Some(Window {
+                since_ms: frame.ts_ms,
+                frames: 1,
+                tracks: frame
+                    .sightings
+                    .iter()
+                    .map(|s| WindowTrack::new(s, is_symmetric(&self.scenario, &s.shape)))
+                    .collect(),
+                strays_in_a_row: 0,
+                committed: false,
+            });
+        }
+        let window = self.window.as_mut().expect("set above");
+        if window.committed || frame.ts_ms - window.since_ms < self.config.settle_ms {
+            return None;
+        }
+        window.committed = true;
+        // A piece seen in fewer than half the window's frames was a flicker.
+        let settled: Vec<Sighting> = window
+            .tracks
+            .iter()
+            .filter(|t| 2 * t.seen >= window.frames)
+            .map(|t| Sighting {
+                shape: t.shape.clone(),
+                colour: t.colour.clone(),
+                pose: t.settled(),
+                status: t.status,
+            })
+            .collect();
+        let (table, unassigned) =
+            identify(&self.scenario, &self.config, self.stable.as_ref(), &settled);
+        self.unassigned = unassigned;
+        self.stable = Some(table.clone());
+        self.stable_since = Some(frame.ts_ms);
+        Some(table)
+    }
+
+    /// A person's correction: the piece standing nearest `(x_in, y_in)` on the stable
+    /// table is `unit`. If `unit` stood elsewhere, the two swap identities.
+    pub fn assign(&mut self, unit: &str, x_in: f64, y_in: f64) -> Result<(), AssignError> {
+        let scenario = self.scenario.clone();
+        let target = scenario
+            .unit(unit)
+            .ok_or_else(|| AssignError::UnknownUnit(unit.to_owned()))?;
+        let table = self.stable.as_mut().ok_or(AssignError::NoStableTable)?;
+        let nearest = table
+            .pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, (p.pose.x_in - x_in).hypot(p.pose.y_in - y_in)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+            .ok_or(AssignError::NoStableTable)?;
+        let here = &table.pieces[nearest];
+        if shape_of(&scenario, target) != shape_of_kind(&scenario, here.kind)
+            || target.side != here.side
+        {
+            return Err(AssignError::Incompatible {
+                unit: unit.to_owned(),
+                piece: here.id.clone(),
+            });
+        }
+        let mut placements = crate::journal::placements(table).pieces;
+        let previous = placements[nearest].id.clone();
+        if let Some(other) = placements.iter_mut().find(|p| p.id == unit) {
+            other.id = previous;
+        }
+        placements[nearest].id = unit.to_owned();
+        *table = scenario
+            .table(&placements)
+            .expect("ids were swapped between units of the scenario");
+        Ok(())
+    }
+}
+
+/// Why a person's assignment was refused.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum AssignError {
+    #[error("{0:?} is not a unit of this scenario")]
+    UnknownUnit(String),
+    #[error("no stable view of the table yet")]
+    NoStableTable,
+    #[error("{unit} cannot be the piece standing there ({piece}): another side or shape")]
+    Incompatible { unit: String, piece: String },
+}
+
+/// Add a frame to a still window. False when the frame shows a change: a piece moved,
+/// turned or flipped, something appeared, or something was missed too long.
+fn extend_window(
+    window: &mut Window,
+    frame: &Frame,
+    config: &TrackerConfig,
+    scenario: &Scenario,
+) -> bool {
+    let means: Vec<Sighting> = window
+        .tracks
+        .iter()
+        .map(|t| Sighting {
+            shape: t.shape.clone(),
+            colour: t.colour.clone(),
+            pose: t.mean(),
+            status: t.status,
+        })
+        .collect();
+    let pairs = assign(&means, &frame.sightings, config.still_in * 3.0, |a, b| {
+        pose_cost(scenario, a, b)
+    });
+    // A sighting off its piece's average, or one that matches no piece, is a stray: a
+    // glint, a misread edge, or the first frame of a real change. Strays for more than
+    // `missed_frames` frames in a row are a change; until then the frame adds nothing
+    // but the pieces it saw still.
+    let mut seen = vec![false; window.tracks.len()];
+    let mut strays = 0;
+    // Before the window is committed, a piece seen for the first time (missed by the
+    // first frames, or just put down) joins it; after, it is a change.
+    for &j in &pairs.unmatched_new {
+        if window.committed {
+            strays += 1;
+        } else {
+            let s = &frame.sightings[j];
+            window
+                .tracks
+                .push(WindowTrack::new(s, is_symmetric(scenario, &s.shape)));
+            seen.push(true);
+        }
+    }
+    for &(i, j) in &pairs.matched {
+        if window.tracks[i].still(&frame.sightings[j], config) {
+            seen[i] = true;
+        } else {
+            strays += 1;
+        }
+    }
+    if strays > 0 {
+        window.strays_in_a_row += 1;
+        if window.strays_in_a_row > config.missed_frames {
+            return false;
+        }
+    } else {
+        window.strays_in_a_row = 0;
+    }
+    for (track, seen) in window.tracks.iter_mut().zip(&seen) {
+        if !seen {
+            track.missed_in_a_row += 1;
+            if track.missed_in_a_row > config.missed_frames {
+                return false;
+            }
+        }
+    }
+    for &(i, j) in &pairs.matched {
+        if seen[i] {
+            window.tracks[i].add(frame.sightings[j].pose);
+        }
+    }
+    window.frames += 1;
+    true
+}
+
+/// Distance in inches plus a hundredth of an inch per degree of turn: position decides,
+/// heading only breaks ties between neighbours.
+fn pose_cost(scenario: &Scenario, a: &Sighting, b: &Sighting) -> f64 {
+    let d = (a.pose.x_in - b.pose.x_in).hypot(a.pose.y_in - b.pose.y_in);
+    d + 0.01
+        * turn(
+            a.pose.heading_deg,
+            b.pose.heading_deg,
+            is_symmetric(scenario, &a.shape),
+        )
+}
+
+/// Whether a shape looks the same after a quarter turn (an HQ cube).
+fn is_symmetric(scenario: &Scenario, shape: &str) -> bool {
+    scenario
+        .model
+        .shapes
+        .iter()
+        .find(|s| s.name == shape)
+        .is_some_and(|s| s.frontage_in == s.depth_fresh_in)
+}
+
+fn shape_of<'a>(scenario: &'a Scenario, unit: &Unit) -> &'a str {
+    shape_of_kind(scenario, unit.kind)
+}
+
+fn shape_of_kind(scenario: &Scenario, kind: crate::table::UnitKind) -> &str {
+    scenario
+        .model
+        .shape(kind)
+        .map(|s| s.name.as_str())
+        .unwrap_or("")
+}
+
+/// The result of an optimal assignment between two lists.
+struct Assignment {
+    matched: Vec<(usize, usize)>,
+    unmatched_old: Vec<usize>,
+    unmatched_new: Vec<usize>,
+}
+
+/// Pair `old` with `new` so that the summed cost is least, where only pieces of the same
+/// shape and colour can pair and no pair may cost more than `gate`. Leaving a piece
+/// unpaired costs `gate`, so a pairing is kept only when it is cheaper than a removal
+/// and an addition. Solved exactly (Kuhn–Munkres) on the square matrix of both lists
+/// plus one "unpaired" slot for each.
+fn assign(
+    old: &[Sighting],
+    new: &[Sighting],
+    gate: f64,
+    cost: impl Fn(&Sighting, &Sighting) -> f64,
+) -> Assignment {
+    // Thousandths of an inch: the solver works on integers.
+    let scale = |c: f64| (c * 1000.0).round() as i64;
+    let unpaired = scale(gate);
+    let forbidden = unpaired * 4 + 1;
+    let n = old.len() + new.len();
+    if n == 0 {
+        return Assignment {
+            matched: Vec::new(),
+            unmatched_old: Vec::new(),
+            unmatched_new: Vec::new(),
+        };
+    }
+    let mut weights = Matrix::new(n, n, 0i64);
+    for (i, a) in old.iter().enumerate() {
+        for (j, b) in new.iter().enumerate() {
+            let c = cost(a, b);
+            weights[(i, j)] = if a.shape == b.shape && a.colour == b.colour && c <= gate {
+                scale(c)
+            } else {
+                forbidden
+            };
+        }
+        // old i left unpaired: its own slot in the extra columns.
+        for k in 0..old.len() {
+            weights[(i, new.len() + k)] = if k == i { unpaired } else { forbidden };
+        }
+    }
+    for (j, _) in new.iter().enumerate() {
+        for k in 0..new.len() {
+            weights[(old.len() + k, j)] = if k == j { unpaired } else { forbidden };
+        }
+    }
+    let (_, columns) = kuhn_munkres_min(&weights);
+    let mut result = Assignment {
+        matched: Vec::new(),
+        unmatched_old: Vec::new(),
+        unmatched_new: Vec::new(),
+    };
+    let mut new_paired = vec![false; new.len()];
+    for (i, &j) in columns.iter().enumerate().take(old.len()) {
+        if j < new.len() && weights[(i, j)] < forbidden {
+            result.matched.push((i, j));
+            new_paired[j] = true;
+        } else {
+            result.unmatched_old.push(i);
+        }
+    }
+    result.unmatched_new = (0..new.len()).filter(|&j| !new_paired[j]).collect();
+    result
+}
+
+/// Give the settled sightings their units. Against the previous stable table when there
+/// is one (identity by least total movement), else against the scenario's setup poses.
+/// Sightings left over take a unit of their side and shape that is not on the table
+/// (a reinforcement), nearest setup pose first, then scenario order. Returns the table
+/// and how many sightings found no unit.
+fn identify(
+    scenario: &Scenario,
+    config: &TrackerConfig,
+    previous: Option<&TableState>,
+    settled: &[Sighting],
+) -> (TableState, usize) {
+    let reference: Vec<(String, Sighting)> = match previous {
+        Some(table) => table
+            .pieces
+            .iter()
+            .map(|p| {
+                (
+                    p.id.clone(),
+                    Sighting {
+                        shape: shape_of_kind(scenario, p.kind).to_owned(),
+                        colour: p.side.clone(),
+                        pose: p.pose,
+                        status: p.status,
+                    },
+                )
+            })
+            .collect(),
+        None => setup_sightings(scenario),
+    };
+    let old: Vec<Sighting> = reference.iter().map(|(_, s)| s.clone()).collect();
+    // Players move few pieces at a time, so of two ways to explain a change the one
+    // that moves fewer pieces is the likelier: a piece that left its place costs
+    // MOVE_PENALTY_IN on top of its distance. Plain least distance would often swap two
+    // identical blocks when one is carried past the other (A to beyond B costs the same
+    // as A to B's place plus B onward).
+    // Flipping a block is rarer still than moving it, so a changed status costs too.
+    let pairs = assign(&old, settled, config.max_move_in, |a, b| {
+        let moved = (a.pose.x_in - b.pose.x_in).hypot(a.pose.y_in - b.pose.y_in) > config.still_in;
+        pose_cost(scenario, a, b)
+            + if moved { MOVE_PENALTY_IN } else { 0.0 }
+            + if a.status != b.status {
+                FLIP_PENALTY_IN
+            } else {
+                0.0
+            }
+    });
+    let mut placements: Vec<Placement> = Vec::with_capacity(settled.len());
+    let mut used: HashSet<String> = HashSet::new();
+    for &(i, j) in &pairs.matched {
+        let id = reference[i].0.clone();
+        used.insert(id.clone());
+        let mut seen = settled[j].clone();
+        let was = &reference[i].1;
+        // A piece within the still tolerance of where it stood keeps its old pose: two
+        // estimates of a block nobody touched differ by the detector's noise, and a
+        // hundredth of an inch of it must not reach the log as a move. So moves smaller
+        // than `still_in` are not reported.
+        if previous.is_some()
+            && was.status == seen.status
+            && (was.pose.x_in - seen.pose.x_in).hypot(was.pose.y_in - seen.pose.y_in)
+                <= config.still_in
+            && turn(
+                was.pose.heading_deg,
+                seen.pose.heading_deg,
+                is_symmetric(scenario, &seen.shape),
+            ) <= config.still_deg
+        {
+            placements.push(placement(&id, was));
+            continue;
+        }
+        // A cube's heading is only known up to a quarter turn: keep the one nearest to
+        // what it was, so noise about 45 degrees does not read as a 90 degree turn.
+        if is_symmetric(scenario, &seen.shape) {
+            let quarter_turns = ((was.pose.heading_deg - seen.pose.heading_deg) / 90.0).round();
+            seen.pose = Pose::new(
+                seen.pose.x_in,
+                seen.pose.y_in,
+                seen.pose.heading_deg + 90.0 * quarter_turns,
+            );
+        }
+        placements.push(placement(&id, &seen));
+    }
+    // Units still free, for sightings that matched nobody: off-table units first,
+    // those with a setup pose ordered by distance.
+    let on_table_before: HashSet<&str> = previous
+        .map(|t| t.pieces.iter().map(|p| p.id.as_str()).collect())
+        .unwrap_or_default();
+    let mut unassigned = 0;
+    for &j in &pairs.unmatched_new {
+        let s = &settled[j];
+        let free = scenario
+            .units
+            .iter()
+            .filter(|u| {
+                !used.contains(&u.id)
+                    && !on_table_before.contains(u.id.as_str())
+                    && u.side == s.colour
+                    && shape_of(scenario, u) == s.shape
+            })
+            .min_by(|a, b| setup_distance(a, s).total_cmp(&setup_distance(b, s)));
+        match free {
+            Some(unit) => {
+                used.insert(unit.id.clone());
+                placements.push(placement(&unit.id, s));
+            }
+            None => {
+                tracing::warn!(
+                    colour = %s.colour, shape = %s.shape, x_in = s.pose.x_in, y_in = s.pose.y_in,
+                    "a piece on the table matches no free unit of the scenario"
+                );
+                unassigned += 1;
+            }
+        }
+    }
+    let table = scenario
+        .table(&placements)
+        .expect("every id is a distinct unit of the scenario");
+    (table, unassigned)
+}
+
+/// What moving a piece at all costs in [`identify`]'s assignment, in inches of travel.
+const MOVE_PENALTY_IN: f64 = 2.0;
+/// What changing a piece's status costs in that assignment.
+const FLIP_PENALTY_IN: f64 = 1.0;
+
+/// Units with no setup pose sort after every unit with one.
+fn setup_distance(unit: &Unit, s: &Sighting) -> f64 {
+    unit.setup
+        .map(|p| (p.x_in - s.pose.x_in).hypot(p.y_in - s.pose.y_in))
+        .unwrap_or(f64::INFINITY)
+}
+
+fn setup_sightings(scenario: &Scenario) -> Vec<(String, Sighting)> {
+    scenario
+        .units
+        .iter()
+        .filter_map(|u| {
+            u.setup.map(|p| {
+                (
+                    u.id.clone(),
+                    Sighting {
+                        shape: shape_of(scenario, u).to_owned(),
+                        colour: u.side.clone(),
+                        pose: Pose::new(p.x_in, p.y_in, p.heading_deg),
+                        status: p.status,
+                    },
+                )
+            })
+        })
+        .collect()
+}
+
+fn placement(id: &str, s: &Sighting) -> Placement {
+    Placement {
+        id: id.to_owned(),
+        x_in: s.pose.x_in,
+        y_in: s.pose.y_in,
+        heading_deg: s.pose.heading_deg,
+        status: s.status,
+    }
+}
