@@ -692,3 +692,24 @@ async fn the_binary_serves_a_scenario_and_state_file() {
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("\"nobody\""), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_camera_reaches_the_clients_without_a_new_table() {
+    let server = Server::start().await;
+    let mut c = ws(&server).await;
+    let first = next_state(&mut c).await;
+    server.publisher.status(Source::Lost, 0.0);
+    let lost = loop {
+        let m = next_json(&mut c).await;
+        if m["status"]["source"] == "lost" {
+            break m;
+        }
+    };
+    // Only the status changed: a status message with the same table sequence.
+    assert_eq!(lost["type"], "status");
+    assert_eq!(lost["seq"], first["seq"]);
+    assert!(lost["status"]["since_stable_s"].as_f64().unwrap() >= 0.0);
+    let (_, state) = server.get("/api/state").await;
+    assert_eq!(state["seq"], first["seq"]);
+    assert_eq!(state["status"]["source"], "lost");
+}

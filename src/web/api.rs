@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{OriginalUri, Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use geo::{Coord, Distance, Euclidean, Point};
 use serde::{Deserialize, Serialize};
@@ -102,13 +102,15 @@ pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
     )
 }
 
-/// GET /api/state: the current table, the rules' report and the feed's status.
-pub async fn state(State(state): State<Arc<AppState>>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        state.current().message.as_str().to_owned(),
-    )
-        .into_response()
+/// GET /api/state: the current table, the rules' report and the feed's status as it is
+/// now (the stored message's status dates from when the table arrived).
+pub async fn state(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
+    let mut message: serde_json::Value =
+        serde_json::from_str(state.current().message.as_str()).expect("the hub wrote JSON");
+    let view = state.feed.borrow().clone();
+    message["status"] = serde_json::to_value(super::hub::status(&view, state.hub.receiver_count()))
+        .expect("status serialises");
+    Ok(Json(message))
 }
 
 /// GET /api/scenario: what the page needs to draw the map and name the pieces.

@@ -95,11 +95,6 @@ impl Publisher {
     pub fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
-
-    /// Another consumer of the same feed.
-    pub fn subscribe(&self) -> watch::Receiver<FeedView> {
-        self.tx.subscribe()
-    }
 }
 
 /// A producer of stable tables. It runs on its own thread (detection and tracking are

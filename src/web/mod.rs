@@ -48,11 +48,6 @@ const MAX_TRACKED_ADDRESSES: usize = 1024;
 pub enum WebError {
     #[error("the chit cup of this scenario: {0}")]
     Cup(#[from] ChitError),
-    #[error("reading {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
     #[error("the terrain of this scenario is not JSON: {0}")]
     Terrain(serde_json::Error),
 }
