@@ -63,7 +63,16 @@ fn phone_page_in_headless_chromium() {
     let journal_arg = journal.to_str().unwrap();
     let (_held, addr) = serve(&["--replay-rate", "0", "--journal", journal_arg]);
     // A second server replaying the demo's moves, for the live-update check.
-    let (_live, live_addr) = serve(&["--replay-rate", "4"]);
+    let live_journal = tmp.join("live.sqlite");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", live_journal.display()));
+    }
+    let (_live, live_addr) = serve(&[
+        "--replay-rate",
+        "4",
+        "--journal",
+        live_journal.to_str().unwrap(),
+    ]);
     let aide = env!("CARGO_BIN_EXE_aide");
     let check = Command::new(aide)
         .args(["check", "--json", "--scenario"])

@@ -23,6 +23,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use tokio::sync::{broadcast, watch};
 
 use crate::dice::chits::{Chit, ChitCup, ChitError, Hq, Turn};
@@ -286,6 +287,12 @@ pub fn router(state: Arc<AppState>) -> Router {
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
     let hub = tokio::spawn(hub::run(state.clone()));
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    // Small WebSocket frames must leave at once, not wait for Nagle's algorithm.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+    });
     let result = axum::serve(listener, app).await;
     hub.abort();
     result

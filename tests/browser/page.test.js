@@ -163,6 +163,20 @@ async function main() {
     await page.waitForFunction((s) => Number(document.body.dataset.seq) >= s + 2, seq0, { timeout: 10000 });
     const shapes1 = await page.evaluate(() => document.querySelector("#pieces").innerHTML);
     assert.notEqual(shapes1, shapes0, "a scripted move redrew the pieces");
+
+    // The replay slider: the first stored state is the demo's start, with blue-2-gd at
+    // (22.5, 14.25) before its scripted advance.
+    await page.click("#log");
+    await page.waitForFunction(() => Number(document.querySelector("#slider").max) >= 2);
+    await page.waitForFunction(() => window.aide.table.pieces.find((p) => p.id === "blue-2-gd").pose.y_in !== 14.25
+      || Number(document.body.dataset.seq) > 3);
+    await page.$eval("#slider", (el) => { el.value = "0"; el.dispatchEvent(new Event("input")); });
+    await page.waitForFunction(() => document.body.classList.contains("history"));
+    const past = await page.evaluate(() => window.aide.table.pieces.find((p) => p.id === "blue-2-gd").pose);
+    assert.deepEqual([past.x_in, past.y_in], [22.5, 14.25]);
+    await page.screenshot({ path: path.join(shots, "page-log.png"), fullPage: true });
+    await page.click("#livebtn");
+    assert.equal(await page.evaluate(() => document.body.classList.contains("history")), false);
     assert.deepEqual(errors, [], "no script errors");
     console.log(`ok: ${drawn} pieces, command ${text}, ruler ${d} in, combat ${rolled}`);
   } finally {
