@@ -533,7 +533,7 @@ function showStatus() {
   const src = $("source");
   src.className = "dot " + s.source;
   src.textContent = s.source;
-  $("fps").textContent = `${s.fps.toFixed(1)} fps`;
+  $("fps").textContent = s.fps > 0 ? `${s.fps.toFixed(1)} fps` : "still";
   const since = s.since_stable_s + (performance.now() - app.statusAt) / 1000;
   $("since").textContent = `stable ${since.toFixed(0)} s ago`;
 }

@@ -127,11 +127,15 @@ async function main() {
     assert.ok(Math.abs(d - 3.0) <= 0.01, `ruler measured ${d} in, want 3.00`);
     await page.screenshot({ path: path.join(shots, "page-ruler.png") });
 
-    // Back to the whole map with a piece selected, for the README.
+    // Back to the whole map with a flanked piece selected, for the README.
     await page.click("#ruler");
     await page.click("#zoomfit");
-    await tapMap(page, pose.x_in, pose.y_in);
-    await page.waitForSelector("#command");
+    await page.evaluate(() => window.aide.zoomAt(30, 15.5, 2.2));
+    const flanked = check.pieces.find((p) => p.flanked_by.length > 0);
+    const fp = await page.evaluate((id) => window.aide.table.pieces.find((p) => p.id === id).pose, flanked.id);
+    await tapMap(page, fp.x_in, fp.y_in);
+    await page.waitForFunction((id) => window.aide.sel[0] === id && document.querySelector("#flanked"), flanked.id);
+    assert.equal(await page.textContent("#flanked"), flanked.flanked_by.join(", "));
     await page.screenshot({ path: path.join(shots, "page.png"), fullPage: true });
 
     // Two fingers spreading from 100 to 200 px apart zoom in 2x; one finger drags the map.
