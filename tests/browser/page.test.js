@@ -138,6 +138,14 @@ async function main() {
     assert.equal(await page.textContent("#flanked"), flanked.flanked_by.join(", "));
     await page.screenshot({ path: path.join(shots, "page.png"), fullPage: true });
 
+    // At 375 px (the narrowest common phone) with every panel open: still no sideways scroll.
+    await page.setViewportSize({ width: 375, height: 812 });
+    for (const b of ["#dice", "#cup", "#log"]) await page.click(b);
+    const narrow = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(narrow <= 375, `page is ${narrow} px wide at 375`);
+    for (const b of ["#dice", "#cup", "#log"]) await page.click(b);
+    await page.setViewportSize({ width: 390, height: 844 });
+
     // Two fingers spreading from 100 to 200 px apart zoom in 2x; one finger drags the map.
     await page.click("#zoomfit");
     const box = await page.locator("#map").boundingBox();
