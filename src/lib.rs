@@ -15,3 +15,4 @@ pub mod rules;
 pub mod scenario;
 pub mod table;
 pub mod track;
+pub mod web;

@@ -25,6 +25,8 @@ enum Command {
     Log(cli::log::Args),
     /// Roll dice: notation ("3d6 hits 4+ -1") or a combat between two pieces.
     Roll(cli::roll::Args),
+    /// Serve the table to phones: live state, checks, dice and chits over HTTP and WebSocket.
+    Serve(cli::serve::Args),
     /// Measure a stage against ground truth: accuracy and speed.
     #[command(subcommand)]
     Bench(Bench),
@@ -57,6 +59,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Move(args) => cli::move_piece::run(args),
         Command::Log(args) => cli::log::run(args),
         Command::Roll(args) => cli::roll::run(args),
+        Command::Serve(args) => cli::serve::run(args),
         Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
     }
 }

@@ -5,3 +5,4 @@ pub mod check;
 pub mod log;
 pub mod move_piece;
 pub mod roll;
+pub mod serve;

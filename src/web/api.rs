@@ -1,0 +1,636 @@
+//! REST handlers. All answers are JSON; every refusal is `{"error": reason}` with a 4xx
+//! status that says whose fault it was (400 malformed, 404 unknown id, 409 the cup
+//! refuses now, 413 too big, 422 the rules refuse, 429 too many).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{OriginalUri, Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use geo::{Coord, Distance, Euclidean, Point};
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use crate::dice::chits::{AlterKind, Attempt, ChitError};
+use crate::dice::combat::{Combat, Edition, Engagement, bombard};
+use crate::dice::{Notation, RollId, Roller};
+use crate::geom::edge_distance;
+use crate::rules::pub_battles::{combat, fof_polygon, in_field_of_fire, line_of_sight};
+use crate::table::{Piece, TableState};
+
+/// A refusal: its status and the reason, answered as `{"error": reason}`.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+
+    fn bad(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    fn unknown_piece(id: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            format!("unknown piece {id:?}: not on the table"),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(serde_json::json!({ "error": self.message })),
+        )
+            .into_response()
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> Self {
+        Self::new(r.status(), r.body_text())
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> Self {
+        Self::new(r.status(), r.body_text())
+    }
+}
+
+impl From<ChitError> for ApiError {
+    fn from(e: ChitError) -> Self {
+        Self::new(StatusCode::CONFLICT, e.to_string())
+    }
+}
+
+type ApiResult<T> = Result<Json<T>, ApiError>;
+
+/// Run rules work on the blocking pool: line of sight and combat facts walk terrain.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("worker failed: {e}"),
+        )
+    })?
+}
+
+fn piece<'t>(table: &'t TableState, id: &str) -> Result<&'t Piece, ApiError> {
+    table.piece(id).ok_or_else(|| ApiError::unknown_piece(id))
+}
+
+pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no such endpoint: {}", uri.path()),
+    )
+}
+
+/// GET /api/state: the current table, the rules' report and the feed's status.
+pub async fn state(State(state): State<Arc<AppState>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        state.current().message.as_str().to_owned(),
+    )
+        .into_response()
+}
+
+/// GET /api/scenario: what the page needs to draw the map and name the pieces.
+pub async fn scenario(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    let s = &state.scenario;
+    Json(serde_json::json!({
+        "name": s.name,
+        "description": s.description,
+        "rules": s.rules,
+        "map": {
+            "width_in": s.map.width_in,
+            "height_in": s.map.height_in,
+            "image": state.map_svg.as_ref().map(|_| "/map.svg"),
+        },
+        "measures": state.pub_battles.measures(s),
+        "fof_splay_deg": state.pub_battles.options.fof_splay_deg,
+        "sides": s.sides,
+        "commands": s.commands,
+        "units": s.units,
+        "terrain": state.terrain_geojson,
+        "url": state.url,
+    }))
+}
+
+#[derive(Serialize)]
+pub struct CheckAnswer {
+    report: crate::rules::PieceReport,
+    piece: Piece,
+    /// The piece's field of fire, corners in map inches; null for kinds without one.
+    fof: Option<Vec<[f64; 2]>>,
+    /// The HQ it was measured to, as it stands now.
+    commander: Option<Piece>,
+    command_range_in: f64,
+}
+
+/// GET /api/check/{id}: everything the rules say about one piece, with the shapes the
+/// page draws (its field of fire, its HQ).
+pub async fn check(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<CheckAnswer> {
+    let snap = state.current();
+    let piece = piece(&snap.table, &id)?.clone();
+    let report = snap
+        .report
+        .pieces
+        .iter()
+        .find(|p| p.id == id)
+        .cloned()
+        .ok_or_else(|| ApiError::unknown_piece(&id))?;
+    let fof = piece.kind.has_field_of_fire().then(|| {
+        fof_polygon(
+            &piece.footprint,
+            snap.report.measures.fof_depth_in,
+            state.pub_battles.options.fof_splay_deg,
+        )
+        .exterior()
+        .coords()
+        .map(|c| [c.x, c.y])
+        .collect()
+    });
+    let commander = report
+        .commanded_by
+        .as_deref()
+        .and_then(|hq| snap.table.piece(hq))
+        .cloned();
+    Ok(Json(CheckAnswer {
+        report,
+        piece,
+        fof,
+        commander,
+        command_range_in: snap.report.measures.command_range_in,
+    }))
+}
+
+#[derive(Deserialize)]
+pub struct Between {
+    from: String,
+    to: String,
+}
+
+/// One end of a measurement: a piece id or a point "x,y" in map inches.
+enum End<'t> {
+    Piece(&'t Piece),
+    Point(Coord<f64>),
+}
+
+fn end<'t>(table: &'t TableState, text: &str) -> Result<End<'t>, ApiError> {
+    match text.split_once(',') {
+        Some((x, y)) => {
+            let parse = |v: &str| {
+                v.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| {
+                        ApiError::bad(format!(
+                            "{text:?} is not a point: expected x,y in map inches, e.g. 12.5,8"
+                        ))
+                    })
+            };
+            Ok(End::Point(Coord {
+                x: parse(x)?,
+                y: parse(y)?,
+            }))
+        }
+        None => Ok(End::Piece(piece(table, text)?)),
+    }
+}
+
+#[derive(Serialize)]
+pub struct Measurement {
+    from: String,
+    to: String,
+    /// Edge to edge between pieces; to the nearest edge from a point (0 inside); straight
+    /// between two points.
+    distance_in: f64,
+    foot_moves: f64,
+    mounted_moves: f64,
+}
+
+/// GET /api/measure?from=ID|x,y&to=ID|x,y
+pub async fn measure(
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<Between>, QueryRejection>,
+) -> ApiResult<Measurement> {
+    let Query(q) = query?;
+    let snap = state.current();
+    let (a, b) = (end(&snap.table, &q.from)?, end(&snap.table, &q.to)?);
+    let distance = match (a, b) {
+        (End::Piece(a), End::Piece(b)) => {
+            edge_distance(&a.footprint.polygon(), &b.footprint.polygon())
+        }
+        (End::Piece(p), End::Point(c)) | (End::Point(c), End::Piece(p)) => {
+            Euclidean.distance(&Point::from(c), &p.footprint.polygon())
+        }
+        (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(a), Point::from(b)),
+    };
+    let m = &snap.report.measures;
+    let round = crate::rules::pub_battles::round_in;
+    Ok(Json(Measurement {
+        from: q.from,
+        to: q.to,
+        distance_in: round(distance),
+        foot_moves: round(distance / m.foot_move_in),
+        mounted_moves: round(distance / m.mounted_move_in),
+    }))
+}
+
+/// GET /api/sight?from=ID&to=ID: the rules' line-of-sight verdict.
+pub async fn sight(
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<Between>, QueryRejection>,
+) -> ApiResult<crate::rules::SightVerdict> {
+    let Query(q) = query?;
+    let snap = state.current();
+    piece(&snap.table, &q.from)?;
+    piece(&snap.table, &q.to)?;
+    let verdict = blocking(move || {
+        let (a, b) = (piece(&snap.table, &q.from)?, piece(&snap.table, &q.to)?);
+        Ok(state.rules.sight(&state.scenario, &snap.table, a, b))
+    })
+    .await?;
+    Ok(Json(verdict))
+}
+
+/// POST /api/roll: `{"notation": "3d6 hits 4+ -1"}`, `{"combat": [ATTACKER, DEFENDER]}`
+/// or `{"bombard": [GUN, TARGET]}`; `"seed"` replays a roll id.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RollRequest {
+    notation: Option<String>,
+    combat: Option<[String; 2]>,
+    bombard: Option<[String; 2]>,
+    seed: Option<RollId>,
+}
+
+pub async fn roll(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<RollRequest>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(req) = body?;
+    let mut roller = match req.seed {
+        Some(id) => Roller::replay(id),
+        None => Roller::from_os().map_err(|e| {
+            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("no entropy: {e}"))
+        })?,
+    };
+    let (kind, answer) = match (req.notation, req.combat, req.bombard) {
+        (Some(text), None, None) => {
+            let notation: Notation = text
+                .parse()
+                .map_err(|e: crate::dice::ParseError| ApiError::bad(e.to_string()))?;
+            let report = notation.roll(&mut roller);
+            let mut answer = serde_json::to_value(&report).expect("serialises");
+            answer["text"] = report.to_string().into();
+            ("notation", answer)
+        }
+        (None, Some([a, b]), None) => {
+            let state = state.clone();
+            let answer = blocking(move || roll_combat(&state, &a, &b, &mut roller)).await?;
+            ("combat", answer)
+        }
+        (None, None, Some([a, b])) => {
+            let state = state.clone();
+            let answer = blocking(move || roll_bombard(&state, &a, &b, &mut roller)).await?;
+            ("bombard", answer)
+        }
+        _ => {
+            return Err(ApiError::bad(
+                "give exactly one of \"notation\", \"combat\": [attacker, defender] or \"bombard\": [gun, target]",
+            ));
+        }
+    };
+    let stored = answer.clone();
+    journal(&state, move |j, ts| j.record_roll(kind, &stored, ts)).await;
+    Ok(Json(answer))
+}
+
+/// Round 1 of a combat between two pieces, with every modifier the table earns.
+fn roll_combat(
+    state: &AppState,
+    attacker: &str,
+    defender: &str,
+    roller: &mut Roller,
+) -> Result<serde_json::Value, ApiError> {
+    let snap = state.current();
+    let (rules, scenario, table) = (&state.pub_battles, &*state.scenario, &*snap.table);
+    let (a, d) = (piece(table, attacker)?, piece(table, defender)?);
+    let refuse = |m: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, m);
+    let engagement = if combat::in_contact(rules, a, d) {
+        Engagement::Contact
+    } else if combat::edition(rules) == Edition::V30
+        && in_field_of_fire(rules, scenario, table, a, d).is_some()
+    {
+        Engagement::FireFight
+    } else {
+        return Err(refuse(format!(
+            "{} and {} are not in contact: \"You must be able to move so that the majority of the pieces are in contact\"",
+            a.id, d.id
+        )));
+    };
+    let attacker_facts = combat::fire_facts(rules, scenario, table, a, d, true);
+    let defender_facts = combat::fire_facts(rules, scenario, table, d, a, false);
+    let mut fight = Combat::new(
+        combat::edition(rules),
+        engagement,
+        combat::combatant(rules, table, a),
+        combat::combatant(rules, table, d),
+    )
+    .map_err(|e| refuse(e.to_string()))?;
+    let plans = fight
+        .preview(&attacker_facts, &defender_facts)
+        .map_err(|e| refuse(e.to_string()))?;
+    let round = fight
+        .fire(roller, &attacker_facts, &defender_facts)
+        .map_err(|e| refuse(e.to_string()))?;
+    Ok(serde_json::json!({
+        "attacker": a.id,
+        "defender": d.id,
+        "attacker_facts": attacker_facts,
+        "defender_facts": defender_facts,
+        "plans": plans,
+        "round": round,
+        "text": round.to_string(),
+        "combat": fight,
+        "roll_id": roller.id(),
+    }))
+}
+
+/// "Fresh, not in contact … one target, up to 1 full foot move", seen.
+fn roll_bombard(
+    state: &AppState,
+    gun: &str,
+    target: &str,
+    roller: &mut Roller,
+) -> Result<serde_json::Value, ApiError> {
+    let snap = state.current();
+    let (rules, scenario, table) = (&state.pub_battles, &*state.scenario, &*snap.table);
+    let (g, t) = (piece(table, gun)?, piece(table, target)?);
+    let refuse = |m: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, m);
+    let in_contact = table
+        .pieces
+        .iter()
+        .any(|p| p.side != g.side && !p.kind.is_hq() && combat::in_contact(rules, g, p));
+    if in_contact {
+        return Err(refuse(format!(
+            "{} is in contact with the enemy and cannot bombard",
+            g.id
+        )));
+    }
+    let sight = line_of_sight(rules, scenario, table, g, t);
+    if !sight.can_see {
+        let why = sight.blocked_by.map(|b| b.reason).unwrap_or_default();
+        return Err(refuse(format!("{} cannot see {}: {why}", g.id, t.id)));
+    }
+    let facts = combat::fire_facts(rules, scenario, table, g, t, true);
+    let mut victim = combat::combatant(rules, table, t);
+    let volley = bombard(
+        roller,
+        combat::edition(rules),
+        &combat::combatant(rules, table, g),
+        &mut victim,
+        facts,
+    )
+    .map_err(|e| refuse(e.to_string()))?;
+    Ok(serde_json::json!({
+        "gun": g.id,
+        "target": t.id,
+        "distance_in": sight.distance_in,
+        "volley": volley,
+        "text": volley.to_string(),
+        "roll_id": roller.id(),
+    }))
+}
+
+/// Write to the journal when the server keeps one; a journal error is logged, never
+/// shown to the table as a failed roll (the dice were thrown).
+async fn journal(
+    state: &Arc<AppState>,
+    f: impl FnOnce(&mut crate::journal::Journal, i64) -> Result<i64, crate::journal::JournalError>
+    + Send
+    + 'static,
+) {
+    if let Some(recorder) = state.recorder.clone() {
+        let _ = tokio::task::spawn_blocking(move || {
+            let mut r = recorder.lock().expect("recorder lock");
+            if let Err(e) = f(r.journal(), crate::journal::now_ms()) {
+                tracing::warn!(error = %e, "journal: not recorded");
+            }
+        })
+        .await;
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Viewer {
+    /// The side asking: it sees its own chits, the opponent's only as a colour.
+    viewer: String,
+}
+
+fn check_side(state: &AppState, side: &str) -> Result<(), ApiError> {
+    match state.scenario.side(side) {
+        Some(_) => Ok(()),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("unknown side {side:?}"),
+        )),
+    }
+}
+
+/// GET /api/chits?viewer=SIDE: the cup as that side may see it.
+pub async fn chits(
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<Viewer>, QueryRejection>,
+) -> ApiResult<crate::dice::chits::CupView> {
+    let Query(q) = query?;
+    check_side(&state, &q.viewer)?;
+    Ok(Json(state.cup.lock().expect("cup lock").view(&q.viewer)))
+}
+
+/// POST /api/chits/draw {"viewer": SIDE}: draw the next chit. The answer is the viewer's
+/// view: the opponent's draw shows only its colour.
+pub async fn chit_draw(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<Viewer>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(q) = body?;
+    check_side(&state, &q.viewer)?;
+    let mut roller = Roller::from_os()
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("no entropy: {e}")))?;
+    let (draw, cup, view) = {
+        let mut cup = state.cup.lock().expect("cup lock");
+        let before = cup.clone();
+        let draw = cup.draw(&mut roller)?;
+        (draw, before, cup.view(&q.viewer))
+    };
+    let stored = serde_json::json!({"draw": draw, "cup_before": cup});
+    journal(&state, move |j, ts| j.record_chit_draw("draw", &stored, ts)).await;
+    Ok(Json(serde_json::json!({
+        "roll_id": draw.roll_id,
+        "view": view,
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlterRequest {
+    viewer: String,
+    kind: AlterKind,
+    hq: String,
+    command: String,
+    #[serde(default)]
+    in_range: bool,
+}
+
+/// POST /api/chits/alter: an HQ rolls to Delay or Jump.
+pub async fn chit_alter(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<AlterRequest>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(q) = body?;
+    check_side(&state, &q.viewer)?;
+    let mut roller = Roller::from_os()
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("no entropy: {e}")))?;
+    let (report, view) = {
+        let mut cup = state.cup.lock().expect("cup lock");
+        let report = cup.alter(
+            &mut roller,
+            Attempt {
+                kind: q.kind,
+                hq: q.hq,
+                command: q.command,
+                in_range: q.in_range,
+            },
+        )?;
+        (report, cup.view(&q.viewer))
+    };
+    let stored = serde_json::to_value(&report).expect("serialises");
+    journal(&state, move |j, ts| j.record_roll("alter", &stored, ts)).await;
+    Ok(Json(serde_json::json!({"alter": report, "view": view})))
+}
+
+/// POST /api/chits/finish {"viewer"}: the command that moved is done.
+pub async fn chit_finish(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<Viewer>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(q) = body?;
+    check_side(&state, &q.viewer)?;
+    let mut cup = state.cup.lock().expect("cup lock");
+    cup.finish_move()?;
+    Ok(Json(serde_json::json!({"view": cup.view(&q.viewer)})))
+}
+
+/// POST /api/chits/end-turn {"viewer"}: every chit has moved; the turn die advances.
+pub async fn chit_end_turn(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<Viewer>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(q) = body?;
+    check_side(&state, &q.viewer)?;
+    let mut cup = state.cup.lock().expect("cup lock");
+    let turn = cup.end_turn()?;
+    Ok(Json(
+        serde_json::json!({"turn": turn, "view": cup.view(&q.viewer)}),
+    ))
+}
+
+fn no_journal() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "this server keeps no journal: start it with --journal FILE",
+    )
+}
+
+/// Entries of the log the page shows: the newest this many of each kind.
+const LOG_TAIL: usize = 200;
+
+/// GET /api/log: the journal's stable states (for the replay slider), and the newest
+/// events, rolls and draws.
+pub async fn log(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
+    let recorder = state.recorder.clone().ok_or_else(no_journal)?;
+    let answer = blocking(move || {
+        let mut r = recorder.lock().expect("recorder lock");
+        let j = r.journal();
+        let failed = |e: crate::journal::JournalError| {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+        };
+        let states: Vec<serde_json::Value> = j
+            .states()
+            .map_err(failed)?
+            .iter()
+            .map(|s| serde_json::json!({"seq": s.seq, "ts_ms": s.ts_ms, "turn": s.turn}))
+            .collect();
+        let events = j.events_after(None).map_err(failed)?;
+        let draws = j.draws().map_err(failed)?;
+        let tail = |n: usize| n.saturating_sub(LOG_TAIL);
+        Ok(serde_json::json!({
+            "states": states,
+            "events": events[tail(events.len())..],
+            "draws": draws[tail(draws.len())..],
+        }))
+    })
+    .await?;
+    Ok(Json(answer))
+}
+
+/// GET /api/log/{seq}: a stable state from the journal, with the rules' report on it.
+pub async fn log_state(
+    State(state): State<Arc<AppState>>,
+    Path(seq): Path<String>,
+) -> ApiResult<serde_json::Value> {
+    let seq: i64 = seq
+        .parse()
+        .map_err(|_| ApiError::bad(format!("{seq:?} is not a state number")))?;
+    let recorder = state.recorder.clone().ok_or_else(no_journal)?;
+    let answer = blocking(move || {
+        let stored = recorder
+            .lock()
+            .expect("recorder lock")
+            .journal()
+            .state(seq)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    format!("no state {seq} in the journal"),
+                )
+            })?;
+        let table = state
+            .scenario
+            .table(&stored.state.pieces)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let report = state.rules.check_table(&state.scenario, &table);
+        Ok(serde_json::json!({
+            "seq": seq,
+            "ts_ms": stored.ts_ms,
+            "turn": stored.turn,
+            "table": table,
+            "report": report,
+        }))
+    })
+    .await?;
+    Ok(Json(answer))
+}

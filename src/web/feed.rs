@@ -1,0 +1,156 @@
+//! Where the server's table states come from: a producer thread publishes stable
+//! [`TableState`]s and its health into a `tokio::sync::watch` channel.
+//!
+//! The interface is deliberately narrow so the camera pipeline can be plugged in without
+//! touching the server: anything that owns a [`Publisher`] and calls [`Publisher::table`]
+//! when the tracker settles, and [`Publisher::status`] once in a while, is a feed. A watch
+//! channel keeps only the newest value, so a slow consumer never makes the producer wait
+//! and never sees a backlog of stale tables.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use tokio::sync::watch;
+
+use crate::table::TableState;
+
+/// Who is producing the table: a scripted replay, the live camera, or a camera that has
+/// lost the table (hands over it, cable pulled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Replay,
+    Camera,
+    Lost,
+}
+
+/// The newest stable view and the producer's health.
+#[derive(Debug, Clone)]
+pub struct FeedView {
+    /// Increments on every new stable table, never on a status change.
+    pub seq: u64,
+    pub table: Arc<TableState>,
+    /// When this table entered the pipeline (for "seconds since the last stable view").
+    pub stable_at: Instant,
+    /// The same moment on the wall clock, microseconds since the Unix epoch: a client on
+    /// the same machine measures end-to-end latency with it.
+    pub stable_unix_us: u64,
+    pub source: Source,
+    /// Frames (camera) or states (replay) per second the producer is running at.
+    pub fps: f64,
+}
+
+/// Microseconds since the Unix epoch, now.
+pub fn unix_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+/// The producer's end of the feed.
+pub struct Publisher {
+    tx: watch::Sender<FeedView>,
+}
+
+impl Publisher {
+    /// A feed that starts with `initial` on the table.
+    pub fn new(initial: TableState, source: Source) -> (Self, watch::Receiver<FeedView>) {
+        let (tx, rx) = watch::channel(FeedView {
+            seq: 0,
+            table: Arc::new(initial),
+            stable_at: Instant::now(),
+            stable_unix_us: unix_us(),
+            source,
+            fps: 0.0,
+        });
+        (Self { tx }, rx)
+    }
+
+    /// A new stable table. Returns the sequence number it was given.
+    pub fn table(&self, table: TableState) -> u64 {
+        let mut seq = 0;
+        self.tx.send_modify(|view| {
+            view.seq += 1;
+            seq = view.seq;
+            view.table = Arc::new(table);
+            view.stable_at = Instant::now();
+            view.stable_unix_us = unix_us();
+        });
+        seq
+    }
+
+    /// The producer's health; consumers are woken only when it changed.
+    pub fn status(&self, source: Source, fps: f64) {
+        self.tx.send_if_modified(|view| {
+            let changed = view.source != source || (view.fps - fps).abs() > 0.05;
+            view.source = source;
+            view.fps = fps;
+            changed
+        });
+    }
+
+    /// Every consumer is gone (the server stopped): the producer should stop too.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Another consumer of the same feed.
+    pub fn subscribe(&self) -> watch::Receiver<FeedView> {
+        self.tx.subscribe()
+    }
+}
+
+/// A producer of stable tables. It runs on its own thread (detection and tracking are
+/// blocking, CPU-bound work that must stay off the async runtime) until
+/// [`Publisher::is_closed`].
+pub trait Feed: Send + 'static {
+    fn run(self: Box<Self>, publisher: Publisher);
+}
+
+/// Start a feed on its own thread.
+pub fn spawn(feed: Box<dyn Feed>, publisher: Publisher) -> std::io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("aide-feed".into())
+        .spawn(move || feed.run(publisher))
+}
+
+/// Replays a scripted list of tables in a loop, one every `1 / rate` seconds; a rate of 0
+/// holds the first table (a still table, for tests and for a state file).
+pub struct Replay {
+    pub tables: Vec<TableState>,
+    /// States per second.
+    pub rate: f64,
+}
+
+impl Feed for Replay {
+    fn run(self: Box<Self>, publisher: Publisher) {
+        let Some(first) = self.tables.first() else {
+            return;
+        };
+        publisher.table(first.clone());
+        publisher.status(Source::Replay, self.rate.max(0.0));
+        if self.rate <= 0.0 || self.tables.len() < 2 {
+            // Nothing will change; keep the channel open until the server stops.
+            while !publisher.is_closed() {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            return;
+        }
+        let period = Duration::from_secs_f64(1.0 / self.rate);
+        let mut next = Instant::now() + period;
+        for table in self.tables.iter().cycle().skip(1) {
+            // Sleep to a schedule, not a fixed pause, so the rate holds under load.
+            let now = Instant::now();
+            if next > now {
+                std::thread::sleep(next - now);
+            }
+            next += period;
+            if publisher.is_closed() {
+                return;
+            }
+            publisher.table(table.clone());
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! The pipeline from the feed to the clients: each new stable table is checked by the
+//! rules (on the blocking pool, never on the async runtime), serialised once, and
+//! broadcast to every WebSocket client.
+//!
+//! Slow clients are dropped, not waited for: the broadcast channel is a bounded ring per
+//! client; a client that falls [`CLIENT_QUEUE`] messages behind is told why and closed,
+//! while everyone else carries on. A phone that reconnects gets the current state at once.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use super::AppState;
+use super::feed::{FeedView, Source};
+use crate::rules::{RuleSet, TableReport};
+use crate::scenario::Scenario;
+use crate::table::TableState;
+
+/// Messages a client may fall behind before it is dropped.
+pub const CLIENT_QUEUE: usize = 16;
+/// Messages a client may send per second (pings, "hello"); past that it is closed.
+pub const CLIENT_MESSAGES_PER_S: u32 = 20;
+/// How often a status message goes out even when nothing changed ("seconds since the
+/// last stable view" keeps counting when the camera is lost).
+const STATUS_EVERY: Duration = Duration::from_secs(1);
+
+/// The current state of the table as every client sees it.
+#[derive(Debug)]
+pub struct Snapshot {
+    pub seq: u64,
+    pub table: Arc<TableState>,
+    pub report: Arc<TableReport>,
+    /// The "state" message, serialised once for every client and for GET /api/state.
+    pub message: Utf8Bytes,
+}
+
+/// The feed's health as the page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub source: Source,
+    pub fps: f64,
+    pub since_stable_s: f64,
+    pub clients: usize,
+}
+
+pub fn status(view: &FeedView, clients: usize) -> Status {
+    Status {
+        source: view.source,
+        fps: (view.fps * 100.0).round() / 100.0,
+        since_stable_s: (view.stable_at.elapsed().as_secs_f64() * 100.0).round() / 100.0,
+        clients,
+    }
+}
+
+#[derive(Serialize)]
+struct StateMessage<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    seq: u64,
+    /// When the table entered the pipeline, µs since the Unix epoch.
+    stable_unix_us: u64,
+    status: Status,
+    table: &'a TableState,
+    report: &'a TableReport,
+}
+
+#[derive(Serialize)]
+struct StatusMessage {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    seq: u64,
+    status: Status,
+}
+
+/// Build the snapshot of one feed view: the rules' report and the serialised message.
+pub fn snapshot(
+    scenario: &Scenario,
+    rules: &dyn RuleSet,
+    clients: usize,
+    view: &FeedView,
+) -> Snapshot {
+    let report = rules.check_table(scenario, &view.table);
+    let message = serde_json::to_string(&StateMessage {
+        kind: "state",
+        seq: view.seq,
+        stable_unix_us: view.stable_unix_us,
+        status: status(view, clients),
+        table: &view.table,
+        report: &report,
+    })
+    .expect("table and report serialise");
+    Snapshot {
+        seq: view.seq,
+        table: view.table.clone(),
+        report: Arc::new(report),
+        message: message.into(),
+    }
+}
+
+/// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
+pub async fn run(state: Arc<AppState>) {
+    record(&state, state.current().table.clone()).await;
+    let mut feed = state.feed.clone();
+    let mut tick = tokio::time::interval(STATUS_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            changed = feed.changed() => {
+                if changed.is_err() {
+                    tracing::info!("the feed stopped");
+                    return;
+                }
+                let view = feed.borrow_and_update().clone();
+                if view.seq == state.current().seq {
+                    status_out(&state, &view);
+                    continue;
+                }
+                let worker = state.clone();
+                let snap = match tokio::task::spawn_blocking(move || {
+                    snapshot(&worker.scenario, worker.rules.as_ref(), worker.hub.receiver_count(), &view)
+                }).await {
+                    Ok(snap) => snap,
+                    Err(e) => {
+                        tracing::error!(error = %e, "checking the table failed");
+                        continue;
+                    }
+                };
+                // Journal before broadcast: a roll a player makes on seeing this table is
+                // then stored after it.
+                record(&state, snap.table.clone()).await;
+                let message = snap.message.clone();
+                *state.snapshot.write().expect("snapshot lock") = Arc::new(snap);
+                // No receivers is fine: nobody is looking.
+                let _ = state.hub.send(message);
+            }
+            _ = tick.tick() => {
+                let view = feed.borrow().clone();
+                status_out(&state, &view);
+            }
+        }
+    }
+}
+
+/// Store a stable table in the journal, when the server keeps one, off the runtime.
+async fn record(state: &AppState, table: Arc<TableState>) {
+    let Some(recorder) = state.recorder.clone() else {
+        return;
+    };
+    let stored = tokio::task::spawn_blocking(move || {
+        let mut r = recorder.lock().expect("recorder lock");
+        r.observe(&table, crate::journal::now_ms())
+    })
+    .await;
+    match stored {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "journal: state not recorded"),
+        Err(e) => tracing::warn!(error = %e, "journal: worker failed"),
+    }
+}
+
+fn status_out(state: &AppState, view: &FeedView) {
+    let message = serde_json::to_string(&StatusMessage {
+        kind: "status",
+        seq: view.seq,
+        status: status(view, state.hub.receiver_count()),
+    })
+    .expect("status serialises");
+    let _ = state.hub.send(message.into());
+}
+
+/// One WebSocket client: the current state first, then every broadcast, until the
+/// client leaves, falls behind or floods us.
+pub async fn client(state: Arc<AppState>, mut socket: WebSocket) {
+    let mut rx = state.hub.subscribe();
+    let first = state.current().message.clone();
+    if socket.send(Message::Text(first)).await.is_err() {
+        return;
+    }
+    let mut window = Instant::now();
+    let mut received = 0u32;
+    let reason = loop {
+        tokio::select! {
+            out = rx.recv() => match out {
+                Ok(text) => {
+                    if socket.send(Message::Text(text)).await.is_err() {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::info!(missed = n, "dropping a slow WebSocket client");
+                    break "too slow: fell behind the table; reconnect for the current state";
+                }
+                Err(broadcast::error::RecvError::Closed) => break "server stopping",
+            },
+            incoming = socket.recv() => match incoming {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {
+                    if window.elapsed() >= Duration::from_secs(1) {
+                        window = Instant::now();
+                        received = 0;
+                    }
+                    received += 1;
+                    if received > CLIENT_MESSAGES_PER_S {
+                        break "too many messages: at most 20 a second";
+                    }
+                }
+            },
+        }
+    };
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code: axum::extract::ws::close_code::POLICY,
+            reason: reason.into(),
+        })))
+        .await;
+}

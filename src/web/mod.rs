@@ -1,0 +1,288 @@
+//! The live table server: REST and WebSocket over axum, and the phone page.
+//!
+//! The server is fed table states by a [`feed::Feed`] (the built-in demo replay, a state
+//! file, later the camera pipeline); it never sees frames. Every handler is thin: it reads
+//! the current [`hub::Snapshot`] or asks the rules on the blocking pool, and answers JSON.
+//! Malformed input is a 4xx with `{"error": reason}`; unknown piece ids are 404 naming the
+//! id. The page itself (web/) is embedded in the binary: no build step, no files to ship.
+
+mod api;
+pub mod demo;
+pub mod feed;
+pub mod hub;
+pub mod qr;
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State, WebSocketUpgrade};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tokio::sync::{broadcast, watch};
+
+use crate::dice::chits::{Chit, ChitCup, ChitError, Hq, Turn};
+use crate::journal::Recorder;
+use crate::rules::RuleSet;
+use crate::rules::pub_battles::PubBattles;
+use crate::scenario::Scenario;
+use feed::FeedView;
+use hub::Snapshot;
+
+/// Largest request body accepted: a roll or a chit request is a few hundred bytes.
+pub const BODY_LIMIT: usize = 16 * 1024;
+/// REST requests one address may make per second, sustained…
+pub const REQUESTS_PER_S: f64 = 30.0;
+/// …and in a burst (a page load asks for several things at once).
+pub const REQUEST_BURST: f64 = 120.0;
+
+/// Errors starting the server.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("the chit cup of this scenario: {0}")]
+    Cup(#[from] ChitError),
+    #[error("reading {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the terrain of this scenario is not JSON: {0}")]
+    Terrain(serde_json::Error),
+}
+
+/// Everything the handlers share.
+pub struct AppState {
+    pub scenario: Arc<Scenario>,
+    pub rules: Box<dyn RuleSet>,
+    /// The Pub Battles engine, for combat rolls and field-of-fire drawing.
+    pub pub_battles: PubBattles,
+    /// The map image (SVG text), served at /map.svg.
+    pub map_svg: Option<String>,
+    /// The terrain GeoJSON as the scenario ships it, for the page to draw.
+    pub terrain_geojson: serde_json::Value,
+    pub feed: watch::Receiver<FeedView>,
+    pub snapshot: RwLock<Arc<Snapshot>>,
+    pub hub: broadcast::Sender<axum::extract::ws::Utf8Bytes>,
+    pub cup: Mutex<ChitCup>,
+    pub recorder: Option<Arc<Mutex<Recorder>>>,
+    /// The address phones should open, and its QR code.
+    pub url: String,
+    pub qr_svg: String,
+    limiter: Mutex<HashMap<IpAddr, Bucket>>,
+}
+
+/// What a server needs besides its feed.
+pub struct Setup {
+    pub scenario: Scenario,
+    pub map_svg: Option<String>,
+    pub terrain_geojson: String,
+    pub recorder: Option<Recorder>,
+    pub url: String,
+}
+
+impl AppState {
+    /// The state of a server for `scenario` fed by `feed`. Checks the first table here,
+    /// before the runtime starts serving.
+    pub fn new(setup: Setup, feed: watch::Receiver<FeedView>) -> Result<Arc<Self>, WebError> {
+        let scenario = setup.scenario;
+        let cup = chit_cup(&scenario)?;
+        let terrain_geojson = if setup.terrain_geojson.trim().is_empty() {
+            serde_json::json!({"type": "FeatureCollection", "features": []})
+        } else {
+            serde_json::from_str(&setup.terrain_geojson).map_err(WebError::Terrain)?
+        };
+        let (hub, _) = broadcast::channel(hub::CLIENT_QUEUE);
+        let qr_svg = qr::svg(&setup.url);
+        let rules = crate::rules::for_scenario(&scenario);
+        let first = hub::snapshot(&scenario, rules.as_ref(), 0, &feed.borrow().clone());
+        let state = Arc::new(Self {
+            rules,
+            pub_battles: PubBattles::new(scenario.rules),
+            scenario: Arc::new(scenario),
+            map_svg: setup.map_svg,
+            terrain_geojson,
+            snapshot: RwLock::new(Arc::new(first)),
+            feed,
+            hub,
+            cup: Mutex::new(cup),
+            recorder: setup.recorder.map(|r| Arc::new(Mutex::new(r))),
+            url: setup.url,
+            qr_svg,
+            limiter: Mutex::new(HashMap::new()),
+        });
+        Ok(state)
+    }
+
+    /// The current snapshot (cheap: an Arc).
+    pub fn current(&self) -> Arc<Snapshot> {
+        self.snapshot.read().expect("snapshot lock").clone()
+    }
+}
+
+/// The scenario's cup: one chit per command that has one, every command HQ able to Alter
+/// at its rating.
+fn chit_cup(scenario: &Scenario) -> Result<ChitCup, ChitError> {
+    let chits = scenario
+        .commands
+        .iter()
+        .filter(|c| c.chit)
+        .map(|c| Chit {
+            command: c.id.clone(),
+            side: c.side.clone(),
+        })
+        .collect();
+    let hqs = scenario
+        .commands
+        .iter()
+        .map(|c| Hq {
+            command: c.id.clone(),
+            side: c.side.clone(),
+            rating: c.alter,
+            status: Default::default(),
+            army: false,
+        })
+        .collect();
+    ChitCup::new(Turn::new(1, 1).expect("day 1 turn 1 exists"), chits, hqs)
+}
+
+/// A token bucket per client address.
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// REST rate limit per address: a phone polling in a loop must not starve the table.
+async fn limit_rate(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let allowed = {
+        let mut buckets = state.limiter.lock().expect("limiter lock");
+        let now = Instant::now();
+        let bucket = buckets.entry(addr.ip()).or_insert(Bucket {
+            tokens: REQUEST_BURST,
+            at: now,
+        });
+        bucket.tokens = (bucket.tokens
+            + now.duration_since(bucket.at).as_secs_f64() * REQUESTS_PER_S)
+            .min(REQUEST_BURST);
+        bucket.at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    };
+    if allowed {
+        next.run(request).await
+    } else {
+        api::ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("too many requests: at most {REQUESTS_PER_S} a second from one address"),
+        )
+        .into_response()
+    }
+}
+
+async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade
+        .max_message_size(4 * 1024)
+        .on_upgrade(move |socket| hub::client(state, socket))
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn map_svg(State(state): State<Arc<AppState>>) -> Response {
+    match &state.map_svg {
+        Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml")], svg.clone()).into_response(),
+        None => api::ApiError::new(StatusCode::NOT_FOUND, "this scenario has no map image")
+            .into_response(),
+    }
+}
+
+async fn qr_svg(State(state): State<Arc<AppState>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "image/svg+xml")],
+        state.qr_svg.clone(),
+    )
+        .into_response()
+}
+
+/// Every route of the server.
+pub fn router(state: Arc<AppState>) -> Router {
+    let api = Router::new()
+        .route("/state", get(api::state))
+        .route("/scenario", get(api::scenario))
+        .route("/check/{id}", get(api::check))
+        .route("/measure", get(api::measure))
+        .route("/sight", get(api::sight))
+        .route("/roll", post(api::roll))
+        .route("/chits", get(api::chits))
+        .route("/chits/draw", post(api::chit_draw))
+        .route("/chits/alter", post(api::chit_alter))
+        .route("/chits/finish", post(api::chit_finish))
+        .route("/chits/end-turn", post(api::chit_end_turn))
+        .route("/log", get(api::log))
+        .route("/log/{seq}", get(api::log_state))
+        .fallback(api::not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
+    Router::new()
+        .route(
+            "/",
+            get(|| async {
+                asset(
+                    "text/html; charset=utf-8",
+                    include_str!("../../web/index.html"),
+                )
+            }),
+        )
+        .route(
+            "/app.js",
+            get(|| async {
+                asset(
+                    "text/javascript; charset=utf-8",
+                    include_str!("../../web/app.js"),
+                )
+            }),
+        )
+        .route(
+            "/style.css",
+            get(|| async {
+                asset(
+                    "text/css; charset=utf-8",
+                    include_str!("../../web/style.css"),
+                )
+            }),
+        )
+        .route("/map.svg", get(map_svg))
+        .route("/qr.svg", get(qr_svg))
+        .route("/ws", get(ws))
+        .nest("/api", api)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(state)
+}
+
+/// Serve on `listener` until the task is dropped; the hub task runs beside the server.
+pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
+    let hub = tokio::spawn(hub::run(state.clone()));
+    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let result = axum::serve(listener, app).await;
+    hub.abort();
+    result
+}

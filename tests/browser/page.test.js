@@ -1,0 +1,128 @@
+// The phone page in headless Chromium at 390x844: it loads the demo, draws every piece,
+// a tap shows the same command verdict as `aide check --json`, the ruler measures a known
+// distance, a combat rolls on the page. Run by tests/web_browser.rs, which starts the
+// server and passes AIDE_URL, AIDE_CHECK_JSON and AIDE_SHOTS.
+"use strict";
+const { chromium } = require("playwright-core");
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const url = process.env.AIDE_URL;
+const check = JSON.parse(fs.readFileSync(process.env.AIDE_CHECK_JSON, "utf8"));
+const shots = process.env.AIDE_SHOTS;
+
+async function tapMap(page, x, y) {
+  const [sx, sy] = await page.evaluate(([x, y]) => window.aide.mapToScreen(x, y), [x, y]);
+  await page.touchscreen.tap(sx, sy);
+}
+
+async function main() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "aide-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  try {
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+
+    // Every piece of the table is drawn.
+    const drawn = await page.locator("#pieces polygon.piece").count();
+    assert.equal(drawn, check.pieces.length, "one shape per piece");
+    // Made for a 390 px portrait screen: no horizontal scroll.
+    const scrollW = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(scrollW <= 390, `page is ${scrollW} px wide`);
+    // The status bar shows the feed.
+    assert.equal(await page.textContent("#source"), "replay");
+
+    // Tap red-2-inf-1: its command verdict equals what `aide check --json` says.
+    const want = check.pieces.find((p) => p.id === "red-2-inf-1");
+    const pose = await page.evaluate(() => window.aide.table.pieces.find((p) => p.id === "red-2-inf-1").pose);
+    await tapMap(page, pose.x_in, pose.y_in);
+    await page.waitForSelector("#command");
+    const margin = Number(await page.getAttribute("#command", "data-margin"));
+    assert.equal(margin, want.command_margin_in, "margin as the rules engine gives it");
+    const text = await page.textContent("#command");
+    assert.equal(text, `in command by ${want.command_margin_in.toFixed(2)} in (${want.commanded_by})`);
+    assert.equal(await page.locator("#under .range").count(), 1, "command range drawn from the HQ");
+    assert.equal(await page.locator("#under .fof").count(), 1, "field of fire drawn");
+    await page.screenshot({ path: path.join(shots, "page-piece.png") });
+
+    // A piece out of command says by how much.
+    const out = check.pieces.find((p) => p.in_command === false && p.command_margin_in !== null);
+    const outPose = await page.evaluate((id) => window.aide.table.pieces.find((p) => p.id === id).pose, out.id);
+    await page.click("#clear");
+    await tapMap(page, outPose.x_in, outPose.y_in);
+    await page.waitForFunction((id) => document.querySelector("#info h3") && document.querySelector("#command")
+      && window.aide.sel[0] === id, out.id);
+    assert.equal(await page.textContent("#command"),
+      `OUT of command by ${(-out.command_margin_in).toFixed(2)} in (${out.commanded_by})`);
+
+    // Two pieces in contact: distance 0 and a combat rolled on the page.
+    await page.click("#clear");
+    const pair = check.pieces.find((p) => p.in_contact_with.length > 0);
+    for (const id of [pair.id, pair.in_contact_with[0]]) {
+      const p = await page.evaluate((id) => window.aide.table.pieces.find((q) => q.id === id).pose, id);
+      await tapMap(page, p.x_in, p.y_in);
+    }
+    await page.waitForSelector("#distance");
+    assert.ok(Number(await page.getAttribute("#distance", "data-in")) <= 0.0625, "pieces in contact touch");
+    await page.click("#dice");
+    await page.click("#combatbtn");
+    await page.waitForSelector("#rollresult");
+    const rolled = await page.textContent("#rollresult");
+    assert.equal(rolled, `${pair.id} attacks ${pair.in_contact_with[0]}`);
+    // Both pieces fire in round 1 of a contact combat: two volleys, every die shown.
+    assert.equal(await page.locator("#diceout .volley").count(), 2, "attacker and defender fire");
+    const dice = await page.locator("#diceout .die").count();
+    const expectDice = await page.evaluate(() => window.aide.lastDice.round.volleys.reduce((n, v) => n + v.plan.dice, 0));
+    assert.ok(dice > 0 && dice === expectDice, `${dice} dice shown, ${expectDice} thrown`);
+    await page.screenshot({ path: path.join(shots, "page-combat.png"), fullPage: true });
+    await page.click("#dice");
+
+    // The roll went to the journal: the log panel lists it.
+    await page.click("#log");
+    await page.waitForFunction(() => /combat/.test(document.querySelector("#logout").textContent));
+    assert.equal(await page.getAttribute("#slider", "max"), "0", "one stable state so far");
+    await page.click("#log");
+
+    // The ruler: (10, 6) to (12.4, 7.8) is 3.0 in (a 3-4-5 triangle scaled by 0.6).
+    await page.click("#clear");
+    await page.click("#ruler");
+    await page.evaluate(() => window.aide.zoomAt(11.2, 6.9, 6));
+    await tapMap(page, 10, 6);
+    await tapMap(page, 12.4, 7.8);
+    await page.waitForSelector("#rulerout");
+    const d = Number(await page.getAttribute("#rulerout", "data-in"));
+    assert.ok(Math.abs(d - 3.0) <= 0.01, `ruler measured ${d} in, want 3.00`);
+    await page.screenshot({ path: path.join(shots, "page-ruler.png") });
+
+    // Back to the whole map with a piece selected, for the README.
+    await page.click("#ruler");
+    await page.click("#zoomfit");
+    await tapMap(page, pose.x_in, pose.y_in);
+    await page.waitForSelector("#command");
+    await page.screenshot({ path: path.join(shots, "page.png"), fullPage: true });
+    assert.deepEqual(errors, [], "no script errors");
+    console.log(`ok: ${drawn} pieces, command ${text}, ruler ${d} in, combat ${rolled}`);
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,617 @@
+//! The live table server over real HTTP and WebSocket on 127.0.0.1: answers, refusals
+//! (with their 4xx codes and reasons) and live pushes.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use aide::dice::{Notation, RollId, Roller};
+use aide::rules::for_scenario;
+use aide::table::TableState;
+use aide::web::feed::{Publisher, Source};
+use aide::web::{AppState, Setup, demo};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+use futures_util::{SinkExt, StreamExt};
+
+struct Server {
+    addr: SocketAddr,
+    publisher: Publisher,
+    tables: Vec<TableState>,
+    http: reqwest::Client,
+}
+
+impl Server {
+    async fn start() -> Self {
+        Self::start_with(None).await
+    }
+
+    async fn start_with(journal: Option<&std::path::Path>) -> Self {
+        let scenario = demo::scenario().unwrap();
+        let recorder = journal.map(|p| {
+            aide::journal::Recorder::open(p, std::sync::Arc::new(scenario.clone())).unwrap()
+        });
+        let tables = demo::tables(&scenario).unwrap();
+        let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
+        let state = AppState::new(
+            Setup {
+                scenario,
+                map_svg: Some(demo::MAP_SVG.to_owned()),
+                terrain_geojson: demo::TERRAIN_GEOJSON.to_owned(),
+                recorder,
+                url: "http://127.0.0.1/".into(),
+            },
+            rx,
+        )
+        .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(aide::web::serve(listener, state));
+        Self {
+            addr,
+            publisher,
+            tables,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.http.get(self.url(path)).send().await.unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap())
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        let r = self
+            .http
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap())
+    }
+
+    async fn post_raw(&self, path: &str, content_type: &str, body: Vec<u8>) -> (u16, Value) {
+        let r = self
+            .http
+            .post(self.url(path))
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap())
+    }
+}
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn ws(server: &Server) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr))
+        .await
+        .unwrap();
+    ws
+}
+
+/// The next JSON text message, or the close frame's reason as `{"closed": reason}`.
+async fn next_json(ws: &mut Ws) -> Value {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
+            .await
+            .expect("a message within 20 s")
+            .expect("stream open")
+            .expect("no protocol error");
+        match msg {
+            Message::Text(t) => return serde_json::from_str(&t).unwrap(),
+            Message::Close(c) => {
+                return json!({"closed": c.map(|c| c.reason.to_string()).unwrap_or_default()});
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The next "state" message (status messages come once a second in between).
+async fn next_state(ws: &mut Ws) -> Value {
+    loop {
+        let m = next_json(ws).await;
+        if m["type"] != "status" {
+            return m;
+        }
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_and_check_agree_with_the_rules_engine() {
+    let server = Server::start().await;
+    let (code, state) = server.get("/api/state").await;
+    assert_eq!(code, 200);
+    assert_eq!(state["type"], "state");
+    let pieces = state["table"]["pieces"].as_array().unwrap();
+    assert_eq!(pieces.len(), server.tables[0].pieces.len());
+    assert_eq!(state["status"]["source"], "replay");
+
+    // The same verdicts `aide check --json` prints: the rules engine on the same table.
+    let scenario = demo::scenario().unwrap();
+    let report = for_scenario(&scenario).check_table(&scenario, &server.tables[0]);
+    let expected = serde_json::to_value(&report).unwrap();
+    assert_eq!(state["report"], expected);
+
+    let (code, check) = server.get("/api/check/red-2-inf-1").await;
+    assert_eq!(code, 200);
+    let want = expected["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "red-2-inf-1")
+        .unwrap();
+    assert_eq!(&check["report"], want);
+    // Command range is a third of a mounted move: 7.5 / 3 = 2.5 in.
+    assert!(close(check["command_range_in"].as_f64().unwrap(), 2.5));
+    // Infantry projects a field of fire: a closed trapezoid of four corners.
+    assert_eq!(check["fof"].as_array().unwrap().len(), 5);
+    assert_eq!(check["commander"]["id"], "red-2-hq");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn measure_points_and_pieces_by_hand() {
+    let server = Server::start().await;
+    // 3-4-5 triangle: (10,6) to (13,10) is 5 in; foot 5.25 in, mounted 7.5 in.
+    let (code, m) = server.get("/api/measure?from=10,6&to=13,10").await;
+    assert_eq!(code, 200, "{m}");
+    assert!(close(m["distance_in"].as_f64().unwrap(), 5.0));
+    assert!(close(m["foot_moves"].as_f64().unwrap(), 0.9524));
+    assert!(close(m["mounted_moves"].as_f64().unwrap(), 0.6667));
+
+    // A point 2 in straight ahead of red-2-inf-1's front edge (heading 0, facing the
+    // map's top: front edge at y - depth/2).
+    let p = server.tables[0].piece("red-2-inf-1").unwrap();
+    assert_eq!(p.pose.heading_deg, 0.0);
+    let front_y = p.pose.y_in - p.footprint.depth_in / 2.0;
+    let q = format!(
+        "/api/measure?from=red-2-inf-1&to={},{}",
+        p.pose.x_in,
+        front_y - 2.0
+    );
+    let (code, m) = server.get(&q).await;
+    assert_eq!(code, 200, "{m}");
+    assert!(close(m["distance_in"].as_f64().unwrap(), 2.0), "{m}");
+
+    // Two pieces side by side, both heading 0: red-2-hq (14, 19) and red-2-gd (17.75,
+    // 19) are level, so the gap is the centre distance less half of each frontage.
+    let (a, b) = (
+        server.tables[0].piece("red-2-hq").unwrap(),
+        server.tables[0].piece("red-2-gd").unwrap(),
+    );
+    assert_eq!((a.pose.heading_deg, b.pose.heading_deg), (0.0, 0.0));
+    let gap =
+        (b.pose.x_in - a.pose.x_in) - a.footprint.frontage_in / 2.0 - b.footprint.frontage_in / 2.0;
+    let (_, m) = server.get("/api/measure?from=red-2-hq&to=red-2-gd").await;
+    assert!(
+        (m["distance_in"].as_f64().unwrap() - gap).abs() < 1e-4,
+        "{m} vs {gap}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sight_is_the_rules_verdict() {
+    let server = Server::start().await;
+    let (code, s) = server.get("/api/sight?from=blue-2-gd&to=red-1-gren").await;
+    assert_eq!(code, 200, "{s}");
+    let scenario = demo::scenario().unwrap();
+    let t = &server.tables[0];
+    let v = for_scenario(&scenario).sight(
+        &scenario,
+        t,
+        t.piece("blue-2-gd").unwrap(),
+        t.piece("red-1-gren").unwrap(),
+    );
+    assert_eq!(s, serde_json::to_value(&v).unwrap());
+    // Spotting range is one foot move [3.2].
+    assert!(close(s["range_in"].as_f64().unwrap(), 5.25));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_ids_and_malformed_queries_are_refused_with_reasons() {
+    let server = Server::start().await;
+    let (code, e) = server.get("/api/check/no-such-unit").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("no-such-unit"), "{e}");
+
+    let (code, e) = server.get("/api/measure?from=red-2-hq&to=ghost").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("ghost"), "{e}");
+
+    let (code, e) = server.get("/api/measure?from=1,x&to=2,3").await;
+    assert_eq!(code, 400);
+    assert!(e["error"].as_str().unwrap().contains("not a point"), "{e}");
+
+    let (code, e) = server.get("/api/measure?from=1,2").await;
+    assert_eq!(code, 400);
+    assert!(e["error"].as_str().unwrap().contains("to"), "{e}");
+
+    let (code, e) = server.get("/api/sight?from=red-2-hq&to=nobody").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("nobody"), "{e}");
+
+    let (code, e) = server.get("/api/nothing-here").await;
+    assert_eq!(code, 404);
+    assert!(
+        e["error"].as_str().unwrap().contains("/api/nothing-here"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rolls_replay_and_bad_rolls_are_refused() {
+    let server = Server::start().await;
+    let (code, r) = server
+        .post(
+            "/api/roll",
+            &json!({"notation": "3d6 hits 4+", "seed": "1234"}),
+        )
+        .await;
+    assert_eq!(code, 200, "{r}");
+    let mut roller = Roller::replay(RollId(1234));
+    let expected = "3d6 hits 4+".parse::<Notation>().unwrap().roll(&mut roller);
+    assert_eq!(r["roll_id"], json!(expected.roll_id));
+    assert_eq!(r["dice"], serde_json::to_value(&expected.dice).unwrap());
+    assert_eq!(r["dice"].as_array().unwrap().len(), 3);
+
+    let (code, e) = server.post("/api/roll", &json!({"notation": "3q6"})).await;
+    assert_eq!(code, 400);
+    assert!(!e["error"].as_str().unwrap().is_empty());
+
+    let (code, e) = server
+        .post(
+            "/api/roll",
+            &json!({"notation": "d6", "combat": ["a", "b"]}),
+        )
+        .await;
+    assert_eq!(code, 400);
+    assert!(e["error"].as_str().unwrap().contains("exactly one"), "{e}");
+
+    let (code, e) = server
+        .post("/api/roll", &json!({"combat": ["red-2-inf-1", "ghost"]}))
+        .await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("ghost"), "{e}");
+
+    // red-2-inf-1 at (14, 16.25) and blue-1-inf-1 at (6.75, 14) are far apart.
+    let (code, e) = server
+        .post(
+            "/api/roll",
+            &json!({"combat": ["red-2-inf-1", "blue-1-inf-1"]}),
+        )
+        .await;
+    assert_eq!(code, 422);
+    assert!(
+        e["error"].as_str().unwrap().contains("not in contact"),
+        "{e}"
+    );
+
+    let (code, e) = server
+        .post_raw("/api/roll", "application/json", b"{\"notation\": ".to_vec())
+        .await;
+    assert_eq!(code, 400);
+    assert!(!e["error"].as_str().unwrap().is_empty());
+
+    let (code, e) = server
+        .post_raw("/api/roll", "text/plain", b"{}".to_vec())
+        .await;
+    assert_eq!(code, 415);
+    assert!(e["error"].as_str().unwrap().contains("Content-Type"), "{e}");
+
+    let (code, e) = server.post("/api/roll", &json!({"dice": 3})).await;
+    assert_eq!(code, 422);
+    assert!(e["error"].as_str().unwrap().contains("dice"), "{e}");
+
+    // 20 KB: over the 16 KB body limit.
+    let big = format!("{{\"notation\": \"{}\"}}", "d".repeat(20 * 1024));
+    let (code, e) = server
+        .post_raw("/api/roll", "application/json", big.into_bytes())
+        .await;
+    assert_eq!(code, 413);
+    assert!(e["error"].as_str().unwrap().contains("length limit"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chit_cup_draws_and_hides_the_opponents_chit() {
+    let server = Server::start().await;
+    let scenario = demo::scenario().unwrap();
+    let chits = scenario.commands.iter().filter(|c| c.chit).count();
+    let (code, v) = server.get("/api/chits?viewer=red").await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["in_bag"].as_u64().unwrap() as usize, chits);
+    assert_eq!(v["turn"], json!({"day": 1, "number": 1}));
+
+    let (code, d) = server
+        .post("/api/chits/draw", &json!({"viewer": "red"}))
+        .await;
+    assert_eq!(code, 200, "{d}");
+    assert_eq!(d["view"]["in_bag"].as_u64().unwrap() as usize, chits - 1);
+    let current = &d["view"]["current"];
+    let side = current["side"].as_str().unwrap().to_owned();
+    // The drawing side sees its own command; the other side sees only the colour.
+    let other = if side == "red" { "blue" } else { "red" };
+    let (_, mine) = server.get(&format!("/api/chits?viewer={side}")).await;
+    assert!(mine["current"]["command"].is_string(), "{mine}");
+    let (_, theirs) = server.get(&format!("/api/chits?viewer={other}")).await;
+    assert!(theirs["current"]["command"].is_null(), "{theirs}");
+    assert_eq!(theirs["current"]["side"], side);
+
+    // A second draw while the first command is still moving is refused.
+    let (code, e) = server
+        .post("/api/chits/draw", &json!({"viewer": "red"}))
+        .await;
+    assert_eq!(code, 409);
+    assert!(!e["error"].as_str().unwrap().is_empty());
+    let (code, _) = server
+        .post("/api/chits/finish", &json!({"viewer": "red"}))
+        .await;
+    assert_eq!(code, 200);
+    let (code, e) = server
+        .post("/api/chits/end-turn", &json!({"viewer": "red"}))
+        .await;
+    assert_eq!(code, 409, "the bag is not empty yet: {e}");
+
+    let (code, e) = server.get("/api/chits?viewer=green").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("green"), "{e}");
+    let (code, _) = server.get("/api/chits").await;
+    assert_eq!(code, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_pushes_each_new_table_to_every_client() {
+    let server = Server::start().await;
+    let mut a = ws(&server).await;
+    let mut b = ws(&server).await;
+    let first = next_state(&mut a).await;
+    assert_eq!(first["type"], "state");
+    next_state(&mut b).await;
+    let seq0 = first["seq"].as_u64().unwrap();
+
+    // The first scripted move: blue-2-gd from (22.5, 14.25) to (22.5, 15.0).
+    let seq = server.publisher.table(server.tables[1].clone());
+    assert!(seq > seq0);
+    for client in [&mut a, &mut b] {
+        let m = next_state(client).await;
+        assert_eq!(m["seq"].as_u64().unwrap(), seq);
+        let moved = m["table"]["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == "blue-2-gd")
+            .unwrap()
+            .clone();
+        assert_eq!(moved["pose"]["y_in"], 15.0);
+        assert_eq!(
+            m["report"]["pieces"].as_array().unwrap().len(),
+            m["table"]["pieces"].as_array().unwrap().len()
+        );
+    }
+    // REST sees the same table.
+    let (_, state) = server.get("/api/state").await;
+    assert_eq!(state["seq"].as_u64().unwrap(), seq);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_floods_is_closed_with_a_reason() {
+    let server = Server::start().await;
+    let mut c = ws(&server).await;
+    next_state(&mut c).await;
+    for _ in 0..40 {
+        c.send(Message::Text("hello".into())).await.unwrap();
+    }
+    let closed = loop {
+        let m = next_json(&mut c).await;
+        if m.get("closed").is_some() {
+            break m;
+        }
+    };
+    assert!(
+        closed["closed"]
+            .as_str()
+            .unwrap()
+            .contains("too many messages"),
+        "{closed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_does_not_read_is_dropped_and_others_carry_on() {
+    let server = Server::start().await;
+    // A client that never reads: its socket fills, the server stops waiting for it.
+    let mut slow = ws(&server).await;
+    let mut fast = ws(&server).await;
+    next_state(&mut fast).await;
+    let mut last = 0;
+    for i in 0..400 {
+        last = server.publisher.table(server.tables[1 + i % 2].clone());
+        // Wait for the fast client to see it, so that every table is broadcast.
+        loop {
+            let m = next_state(&mut fast).await;
+            if m["seq"].as_u64() == Some(last) {
+                break;
+            }
+        }
+    }
+    assert!(last >= 400);
+    // Now read the slow client: some states, then the close with its reason.
+    let closed = loop {
+        let m = next_json(&mut slow).await;
+        if m.get("closed").is_some() {
+            break m;
+        }
+    };
+    assert!(
+        closed["closed"].as_str().unwrap().contains("too slow"),
+        "{closed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_asking_too_fast_gets_429() {
+    let server = Server::start().await;
+    let mut codes = Vec::new();
+    for _ in 0..300 {
+        let r = server
+            .http
+            .get(server.url("/api/scenario"))
+            .send()
+            .await
+            .unwrap();
+        codes.push(r.status().as_u16());
+        if r.status() == 429 {
+            let e: Value = r.json().await.unwrap();
+            assert!(
+                e["error"].as_str().unwrap().contains("too many requests"),
+                "{e}"
+            );
+            break;
+        }
+    }
+    // The burst of 120 passes first.
+    assert!(
+        codes.iter().filter(|c| **c == 200).count() >= 120,
+        "{codes:?}"
+    );
+    assert_eq!(codes.last(), Some(&429));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_scenario_and_qr_are_served() {
+    let server = Server::start().await;
+    let page = server.http.get(server.url("/")).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("/app.js"));
+    let (code, s) = server.get("/api/scenario").await;
+    assert_eq!(code, 200);
+    assert_eq!(s["map"]["width_in"], 36.0);
+    assert_eq!(s["map"]["height_in"], 24.0);
+    assert_eq!(s["map"]["image"], "/map.svg");
+    assert_eq!(s["sides"].as_array().unwrap().len(), 2);
+    assert_eq!(s["terrain"]["type"], "FeatureCollection");
+    let qr = server.http.get(server.url("/qr.svg")).send().await.unwrap();
+    assert_eq!(qr.headers()["content-type"], "image/svg+xml");
+    assert!(qr.text().await.unwrap().contains("<svg"));
+    let map = server
+        .http
+        .get(server.url("/map.svg"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(map.status(), 200);
+}
+
+#[test]
+fn feed_status_changes_do_not_bump_the_table_sequence() {
+    let scenario = demo::scenario().unwrap();
+    let tables = demo::tables(&scenario).unwrap();
+    let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Camera);
+    assert_eq!(publisher.table(tables[1].clone()), 1);
+    publisher.status(Source::Lost, 0.0);
+    let view = rx.borrow().clone();
+    assert_eq!((view.seq, view.source), (1, Source::Lost));
+    assert_eq!(*view.table, tables[1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rolls_draws_and_stable_states_go_to_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.sqlite");
+    let server = Server::start_with(Some(&path)).await;
+    let mut client = ws(&server).await;
+    next_state(&mut client).await;
+    // A new stable table: blue-2-gd advances 0.75 in.
+    let seq = server.publisher.table(server.tables[1].clone());
+    loop {
+        if next_state(&mut client).await["seq"].as_u64() == Some(seq) {
+            break;
+        }
+    }
+    let (code, roll) = server
+        .post(
+            "/api/roll",
+            &json!({"notation": "2d6", "seed": "r00000000000004d2"}),
+        )
+        .await;
+    assert_eq!(code, 200);
+    let (code, _) = server
+        .post("/api/chits/draw", &json!({"viewer": "blue"}))
+        .await;
+    assert_eq!(code, 200);
+    // The journal is written on the blocking pool; the roll's answer waits for it.
+    let journal = aide::journal::Journal::open_existing(&path).unwrap();
+    let draws = journal.draws().unwrap();
+    let kinds: Vec<&str> = draws.iter().map(|d| d.kind.as_str()).collect();
+    assert_eq!(kinds, ["notation", "draw"]);
+    assert_eq!(draws[0].value["roll_id"], roll["roll_id"]);
+    assert_eq!(draws[0].value["roll_id"], "r00000000000004d2");
+    // The state recorder stored the first table, then the move with its event.
+    let states = journal.states().unwrap();
+    assert_eq!(states.len(), 2, "the starting table and the moved one");
+    let moved = states[1]
+        .state
+        .pieces
+        .iter()
+        .find(|p| p.id == "blue-2-gd")
+        .unwrap();
+    assert_eq!((moved.x_in, moved.y_in), (22.5, 15.0));
+    drop(journal);
+
+    // The page's log: two states, the move as an event of the second, the roll.
+    let (code, log) = server.get("/api/log").await;
+    assert_eq!(code, 200, "{log}");
+    assert_eq!(log["states"].as_array().unwrap().len(), 2);
+    let events = log["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{log}");
+    assert_eq!(events[0]["event"]["event"], "moved");
+    assert_eq!(events[0]["event"]["unit"], "blue-2-gd");
+    assert!(close(
+        events[0]["event"]["distance_in"].as_f64().unwrap(),
+        0.75
+    ));
+    // The replay slider's past state comes back with the rules' report on it.
+    let first = log["states"][0]["seq"].as_i64().unwrap();
+    let (code, past) = server.get(&format!("/api/log/{first}")).await;
+    assert_eq!(code, 200);
+    let gd = past["table"]["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "blue-2-gd")
+        .unwrap()
+        .clone();
+    assert_eq!(gd["pose"]["y_in"], 14.25);
+    assert_eq!(
+        past["report"]["pieces"].as_array().unwrap().len(),
+        server.tables[0].pieces.len()
+    );
+    let (code, e) = server.get("/api/log/999").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("999"), "{e}");
+    let (code, _) = server.get("/api/log/abc").await;
+    assert_eq!(code, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_journal_the_log_is_404_with_the_reason() {
+    let server = Server::start().await;
+    let (code, e) = server.get("/api/log").await;
+    assert_eq!(code, 404);
+    assert!(e["error"].as_str().unwrap().contains("--journal"), "{e}");
+}

@@ -1,0 +1,92 @@
+//! The phone page in headless Chromium (tests/browser/page.test.js, playwright-core):
+//! this test starts the real `aide serve` binary on a free loopback port with the demo
+//! held still, asks `aide check --json` for the same table, and runs the page test with
+//! node. Needs /usr/bin/chromium and `npm ci` in tests/browser (.ci/run installs both).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// Kills the server when the test ends, pass or fail.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn phone_page_in_headless_chromium() {
+    let browser = root().join("tests/browser");
+    assert!(
+        browser.join("node_modules/playwright-core").exists(),
+        "run `npm ci` in tests/browser first (.ci/run does)"
+    );
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        Path::new(&chromium).exists(),
+        "{chromium} is missing: apt-get install -y chromium (.ci/run does)"
+    );
+
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let journal = tmp.join("game.sqlite");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", journal.display()));
+    }
+    let aide = env!("CARGO_BIN_EXE_aide");
+    let mut server = Running(
+        Command::new(aide)
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--replay-rate",
+                "0",
+                "--journal",
+            ])
+            .arg(&journal)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start aide serve"),
+    );
+    let stdout = server.0.stdout.take().unwrap();
+    let addr = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned))
+        .expect("the server prints its address");
+
+    let check = Command::new(aide)
+        .args(["check", "--json", "--scenario"])
+        .arg(root().join("scenarios/demo/valley.toml"))
+        .arg("--state")
+        .arg(root().join("scenarios/demo/state.json"))
+        .output()
+        .expect("run aide check");
+    assert!(check.status.success());
+    let check_path = tmp.join("check.json");
+    std::fs::write(&check_path, &check.stdout).unwrap();
+
+    let status = Command::new("node")
+        .arg(browser.join("page.test.js"))
+        .env("AIDE_URL", format!("http://{addr}/"))
+        .env("AIDE_CHECK_JSON", &check_path)
+        .env("AIDE_SHOTS", &tmp)
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    assert!(
+        status.success(),
+        "the page test failed (screenshots in {})",
+        tmp.display()
+    );
+    println!("screenshots: {}", tmp.display());
+}
