@@ -139,7 +139,8 @@ pub struct CheckAnswer {
     fof: Option<Vec<[f64; 2]>>,
     /// The HQ it was measured to, as it stands now.
     commander: Option<Piece>,
-    command_range_in: f64,
+    /// Null for rule systems that do not measure command in inches.
+    command_range_in: Option<f64>,
 }
 
 /// GET /api/check/{id}: everything the rules say about one piece, with the shapes the
@@ -157,10 +158,11 @@ pub async fn check(
         .find(|p| p.id == id)
         .cloned()
         .ok_or_else(|| ApiError::unknown_piece(&id))?;
-    let fof = piece.kind.has_field_of_fire().then(|| {
+    let inches = snap.report.measures.inches();
+    let fof = inches.filter(|_| piece.kind.has_field_of_fire()).map(|m| {
         fof_polygon(
             &piece.footprint,
-            snap.report.measures.fof_depth_in,
+            m.fof_depth_in,
             state.pub_battles.options.fof_splay_deg,
         )
         .exterior()
@@ -178,7 +180,7 @@ pub async fn check(
         piece,
         fof,
         commander,
-        command_range_in: snap.report.measures.command_range_in,
+        command_range_in: inches.map(|m| m.command_range_in),
     }))
 }
 
@@ -224,8 +226,9 @@ pub struct Measurement {
     /// Edge to edge between pieces; to the nearest edge from a point (0 inside); straight
     /// between two points.
     distance_in: f64,
-    foot_moves: f64,
-    mounted_moves: f64,
+    /// In foot and mounted moves; null for rule systems without them.
+    foot_moves: Option<f64>,
+    mounted_moves: Option<f64>,
 }
 
 /// GET /api/measure?from=ID|x,y&to=ID|x,y
@@ -245,14 +248,14 @@ pub async fn measure(
         }
         (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(a), Point::from(b)),
     };
-    let m = &snap.report.measures;
+    let m = snap.report.measures.inches();
     let round = crate::rules::pub_battles::round_in;
     Ok(Json(Measurement {
         from: q.from,
         to: q.to,
         distance_in: round(distance),
-        foot_moves: round(distance / m.foot_move_in),
-        mounted_moves: round(distance / m.mounted_move_in),
+        foot_moves: m.map(|m| round(distance / m.foot_move_in)),
+        mounted_moves: m.map(|m| round(distance / m.mounted_move_in)),
     }))
 }
 
