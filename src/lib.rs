@@ -7,6 +7,7 @@
 //! `heading_deg` is the direction a piece's front faces, 0 toward the map's top edge,
 //! clockwise, in [0, 360).
 
+pub mod capture;
 pub mod dice;
 pub mod geom;
 pub mod journal;
