@@ -615,3 +615,101 @@ async fn without_a_journal_the_log_is_404_with_the_reason() {
     assert_eq!(code, 404);
     assert!(e["error"].as_str().unwrap().contains("--journal"), "{e}");
 }
+
+/// `aide serve --scenario --state` serves that state file, and refuses what it cannot load.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_serves_a_scenario_and_state_file() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    // One piece, moved from the demo: red-2-hq at (10, 12), facing 90.
+    let state = dir.path().join("state.json");
+    std::fs::write(
+        &state,
+        r#"{"pieces":[{"id":"red-2-hq","x_in":10,"y_in":12,"heading_deg":90}]}"#,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_aide"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--scenario"])
+        .arg(root.join("scenarios/demo/valley.toml"))
+        .arg("--state")
+        .arg(&state)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let addr = BufReader::new(out)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned))
+        .unwrap();
+    let http = reqwest::Client::new();
+    let s: Value = http
+        .get(format!("http://{addr}/api/state"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let map = http
+        .get(format!("http://{addr}/map.svg"))
+        .send()
+        .await
+        .unwrap();
+    let map_status = map.status().as_u16();
+    let map_text = map.text().await.unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let pieces = s["table"]["pieces"].as_array().unwrap();
+    assert_eq!(pieces.len(), 1);
+    assert_eq!(
+        pieces[0]["pose"],
+        json!({"x_in": 10.0, "y_in": 12.0, "heading_deg": 90.0})
+    );
+    assert_eq!(map_status, 200);
+    assert_eq!(
+        map_text,
+        std::fs::read_to_string(root.join("scenarios/demo/map.svg")).unwrap()
+    );
+
+    // A state naming a unit the scenario lacks: exit 1 and the reason, before binding.
+    std::fs::write(
+        &state,
+        r#"{"pieces":[{"id":"nobody","x_in":1,"y_in":1,"heading_deg":0}]}"#,
+    )
+    .unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_aide"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--scenario"])
+        .arg(root.join("scenarios/demo/valley.toml"))
+        .arg("--state")
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("\"nobody\""), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_camera_reaches_the_clients_without_a_new_table() {
+    let server = Server::start().await;
+    let mut c = ws(&server).await;
+    let first = next_state(&mut c).await;
+    server.publisher.status(Source::Lost, 0.0);
+    let lost = loop {
+        let m = next_json(&mut c).await;
+        if m["status"]["source"] == "lost" {
+            break m;
+        }
+    };
+    // Only the status changed: a status message with the same table sequence.
+    assert_eq!(lost["type"], "status");
+    assert_eq!(lost["seq"], first["seq"]);
+    assert!(lost["status"]["since_stable_s"].as_f64().unwrap() >= 0.0);
+    let (_, state) = server.get("/api/state").await;
+    assert_eq!(state["seq"], first["seq"]);
+    assert_eq!(state["status"]["source"], "lost");
+}

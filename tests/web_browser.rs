@@ -21,6 +21,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Start `aide serve` with `args` on a free loopback port; its address.
+fn serve(args: &[&str]) -> (Running, String) {
+    let mut server = Running(
+        Command::new(env!("CARGO_BIN_EXE_aide"))
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start aide serve"),
+    );
+    let stdout = server.0.stdout.take().unwrap();
+    let addr = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned))
+        .expect("the server prints its address");
+    (server, addr)
+}
+
 #[test]
 fn phone_page_in_headless_chromium() {
     let browser = root().join("tests/browser");
@@ -40,30 +60,20 @@ fn phone_page_in_headless_chromium() {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", journal.display()));
     }
+    let journal_arg = journal.to_str().unwrap();
+    let (_held, addr) = serve(&["--replay-rate", "0", "--journal", journal_arg]);
+    // A second server replaying the demo's moves, for the live-update check.
+    let live_journal = tmp.join("live.sqlite");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", live_journal.display()));
+    }
+    let (_live, live_addr) = serve(&[
+        "--replay-rate",
+        "4",
+        "--journal",
+        live_journal.to_str().unwrap(),
+    ]);
     let aide = env!("CARGO_BIN_EXE_aide");
-    let mut server = Running(
-        Command::new(aide)
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--replay-rate",
-                "0",
-                "--journal",
-            ])
-            .arg(&journal)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start aide serve"),
-    );
-    let stdout = server.0.stdout.take().unwrap();
-    let addr = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned))
-        .expect("the server prints its address");
-
     let check = Command::new(aide)
         .args(["check", "--json", "--scenario"])
         .arg(root().join("scenarios/demo/valley.toml"))
@@ -78,6 +88,7 @@ fn phone_page_in_headless_chromium() {
     let status = Command::new("node")
         .arg(browser.join("page.test.js"))
         .env("AIDE_URL", format!("http://{addr}/"))
+        .env("AIDE_LIVE_URL", format!("http://{live_addr}/"))
         .env("AIDE_CHECK_JSON", &check_path)
         .env("AIDE_SHOTS", &tmp)
         .env("CHROMIUM", &chromium)

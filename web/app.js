@@ -54,6 +54,9 @@ function corners(fp) {
 }
 const pts = (cs) => cs.map((p) => p[0].toFixed(4) + "," + p[1].toFixed(4)).join(" ");
 
+/** Two decimals, or a dash for what this rule system does not measure. */
+const f2 = (v) => (v === null || v === undefined ? "–" : v.toFixed(2));
+
 function sideColour(side) {
   const s = app.scenario && app.scenario.sides.find((x) => x.id === side);
   return s ? s.colour : "#888";
@@ -85,6 +88,7 @@ app.mapToScreen = (x, y) => {
 function pxPerInch() {
   return svg.getScreenCTM().a;
 }
+app.pxPerInch = pxPerInch;
 function zoomAt(cx, cy, factor) {
   const [mx, my] = toMap(cx, cy);
   const v = app.vb;
@@ -283,7 +287,7 @@ function showPiece(c) {
   const r = c.report, p = c.piece;
   const under = $("under"), over = $("over");
   under.textContent = ""; over.textContent = "";
-  if (c.commander) {
+  if (c.commander && c.command_range_in !== null) {
     // Command range: everything within R of the HQ's footprint, edge to edge, is the
     // HQ's rectangle grown by R with rounded corners (a Minkowski sum).
     const fp = c.commander.footprint, R = c.command_range_in;
@@ -326,7 +330,7 @@ function showPair(a, b, m, s) {
   $("info").innerHTML = `
     <h3>${esc(a)} → ${esc(b)}</h3>
     <dl>
-      <dt>Edge to edge</dt><dd id="distance" data-in="${m.distance_in}">${m.distance_in.toFixed(2)} in = ${m.foot_moves.toFixed(2)} foot / ${m.mounted_moves.toFixed(2)} mounted moves</dd>
+      <dt>Edge to edge</dt><dd id="distance" data-in="${m.distance_in}">${f2(m.distance_in)} in = ${f2(m.foot_moves)} foot / ${f2(m.mounted_moves)} mounted moves</dd>
       <dt>Sight</dt><dd id="sight" class="${s.can_see ? "good" : "bad"}">${s.can_see ? `${esc(a)} sees ${esc(b)}${over_}` : `cannot see: ${blocked}`}</dd>
       <dt>Range</dt><dd>${s.distance_in.toFixed(2)} of ${s.range_in.toFixed(2)} in</dd>
     </dl>
@@ -358,8 +362,8 @@ async function rulerTap(x, y) {
     const m = await api(`measure?from=${x1},${y1}&to=${x2},${y2}`);
     $("info").innerHTML = `<h3>Ruler</h3><dl>
       <dt>Distance</dt><dd id="rulerout" data-in="${m.distance_in}">${m.distance_in.toFixed(2)} in</dd>
-      <dt>Foot</dt><dd>${m.foot_moves.toFixed(2)} moves</dd>
-      <dt>Mounted</dt><dd>${m.mounted_moves.toFixed(2)} moves</dd>
+      <dt>Foot</dt><dd>${f2(m.foot_moves)} moves</dd>
+      <dt>Mounted</dt><dd>${f2(m.mounted_moves)} moves</dd>
       <dt>From → to</dt><dd>${x1.toFixed(2)}, ${y1.toFixed(2)} → ${x2.toFixed(2)}, ${y2.toFixed(2)}</dd></dl>`;
   } catch (err) {
     $("info").innerHTML = `<p class="bad">${esc(err.message)}</p>`;
@@ -529,7 +533,7 @@ function showStatus() {
   const src = $("source");
   src.className = "dot " + s.source;
   src.textContent = s.source;
-  $("fps").textContent = `${s.fps.toFixed(1)} fps`;
+  $("fps").textContent = s.fps > 0 ? `${s.fps.toFixed(1)} fps` : "still";
   const since = s.since_stable_s + (performance.now() - app.statusAt) / 1000;
   $("since").textContent = `stable ${since.toFixed(0)} s ago`;
 }

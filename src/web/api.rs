@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{OriginalUri, Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use geo::{Coord, Distance, Euclidean, Point};
 use serde::{Deserialize, Serialize};
@@ -18,6 +18,7 @@ use crate::dice::combat::{Combat, Edition, Engagement, bombard};
 use crate::dice::{Notation, RollId, Roller};
 use crate::geom::edge_distance;
 use crate::rules::pub_battles::{combat, fof_polygon, in_field_of_fire, line_of_sight};
+use crate::scenario::RulesId;
 use crate::table::{Piece, TableState};
 
 /// A refusal: its status and the reason, answered as `{"error": reason}`.
@@ -100,13 +101,15 @@ pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
     )
 }
 
-/// GET /api/state: the current table, the rules' report and the feed's status.
-pub async fn state(State(state): State<Arc<AppState>>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        state.current().message.as_str().to_owned(),
-    )
-        .into_response()
+/// GET /api/state: the current table, the rules' report and the feed's status as it is
+/// now (the stored message's status dates from when the table arrived).
+pub async fn state(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
+    let mut message: serde_json::Value =
+        serde_json::from_str(state.current().message.as_str()).expect("the hub wrote JSON");
+    let view = state.feed.borrow().clone();
+    message["status"] = serde_json::to_value(super::hub::status(&view, state.hub.receiver_count()))
+        .expect("status serialises");
+    Ok(Json(message))
 }
 
 /// GET /api/scenario: what the page needs to draw the map and name the pieces.
@@ -121,7 +124,7 @@ pub async fn scenario(State(state): State<Arc<AppState>>) -> Json<serde_json::Va
             "height_in": s.map.height_in,
             "image": state.map_svg.as_ref().map(|_| "/map.svg"),
         },
-        "measures": state.pub_battles.measures(s),
+        "measures": state.current().report.measures,
         "fof_splay_deg": state.pub_battles.options.fof_splay_deg,
         "sides": s.sides,
         "commands": s.commands,
@@ -139,7 +142,7 @@ pub struct CheckAnswer {
     fof: Option<Vec<[f64; 2]>>,
     /// The HQ it was measured to, as it stands now.
     commander: Option<Piece>,
-    /// Null for rule systems that do not measure command in inches.
+    /// Null for rule systems that do not measure in inches.
     command_range_in: Option<f64>,
 }
 
@@ -226,7 +229,7 @@ pub struct Measurement {
     /// Edge to edge between pieces; to the nearest edge from a point (0 inside); straight
     /// between two points.
     distance_in: f64,
-    /// In foot and mounted moves; null for rule systems without them.
+    /// In Pub Battles move sticks; null for rule systems that measure otherwise.
     foot_moves: Option<f64>,
     mounted_moves: Option<f64>,
 }
@@ -248,14 +251,14 @@ pub async fn measure(
         }
         (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(a), Point::from(b)),
     };
-    let m = snap.report.measures.inches();
     let round = crate::rules::pub_battles::round_in;
+    let moves = snap.report.measures.inches();
     Ok(Json(Measurement {
         from: q.from,
         to: q.to,
         distance_in: round(distance),
-        foot_moves: m.map(|m| round(distance / m.foot_move_in)),
-        mounted_moves: m.map(|m| round(distance / m.mounted_move_in)),
+        foot_moves: moves.map(|m| round(distance / m.foot_move_in)),
+        mounted_moves: moves.map(|m| round(distance / m.mounted_move_in)),
     }))
 }
 
@@ -308,6 +311,12 @@ pub async fn roll(
             answer["text"] = report.to_string().into();
             ("notation", answer)
         }
+        (None, Some(_), None) | (None, None, Some(_)) if !pub_battles(&state) => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "the page rolls Pub Battles combats only; `aide roll --combat` rolls this scenario's",
+            ));
+        }
         (None, Some([a, b]), None) => {
             let state = state.clone();
             let answer = blocking(move || roll_combat(&state, &a, &b, &mut roller)).await?;
@@ -327,6 +336,14 @@ pub async fn roll(
     let stored = answer.clone();
     journal(&state, move |j, ts| j.record_roll(kind, &stored, ts)).await;
     Ok(Json(answer))
+}
+
+/// Whether the scenario is played with one of the Pub Battles rule books.
+fn pub_battles(state: &AppState) -> bool {
+    matches!(
+        state.scenario.rules,
+        RulesId::PubBattles32 | RulesId::PubBattles30 | RulesId::PubBattlesQuickStart
+    )
 }
 
 /// Round 1 of a combat between two pieces, with every modifier the table earns.

@@ -86,7 +86,7 @@ const fn step(id: &'static str, x_in: f64, y_in: f64, heading_deg: f64, spent: b
 const SCRIPT: &[Step] = &[
     // Turn 1: Blue presses towards the river, Red answers.
     step("blue-2-gd", 22.5, 15.0, 180.0, false),
-    step("blue-1-art", 10.5, 7.4, 180.0, false),
+    step("blue-1-art", 10.5, 7.0, 180.0, false),
     step("red-1-gren", 25.0, 17.4, 350.0, false),
     step("blue-3-hus", 33.0, 14.8, 200.0, false),
     // Turn 2.
@@ -96,7 +96,7 @@ const SCRIPT: &[Step] = &[
     step("blue-2-gd", 22.5, 15.4, 180.0, true),
     // Turn 3: the Guard falls back, Red's artillery turns.
     step("red-1-art", 22.6, 17.6, 15.0, false),
-    step("blue-2-gd", 22.0, 13.6, 180.0, true),
+    step("blue-2-gd", 22.3, 14.1, 180.0, true),
     step("blue-3-hus", 32.6, 13.9, 180.0, false),
 ];
 

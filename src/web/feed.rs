@@ -95,11 +95,6 @@ impl Publisher {
     pub fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
-
-    /// Another consumer of the same feed.
-    pub fn subscribe(&self) -> watch::Receiver<FeedView> {
-        self.tx.subscribe()
-    }
 }
 
 /// A producer of stable tables. It runs on its own thread (detection and tracking are
@@ -116,12 +111,18 @@ pub fn spawn(feed: Box<dyn Feed>, publisher: Publisher) -> std::io::Result<JoinH
         .spawn(move || feed.run(publisher))
 }
 
-/// Replays a scripted list of tables in a loop, one every `1 / rate` seconds; a rate of 0
-/// holds the first table (a still table, for tests and for a state file).
+/// Replays a scripted list of tables forth and back, one every `1 / rate` seconds, so that
+/// each step is one scripted change (a loop would jump every piece home at once); a rate
+/// of 0 holds the first table (a still table, for tests and for a state file).
 pub struct Replay {
     pub tables: Vec<TableState>,
     /// States per second.
     pub rate: f64,
+}
+
+/// Indices of a forth-and-back replay after the first table: 1, 2 … n-1, n-2 … 0, 1 …
+fn replay_order(n: usize) -> impl Iterator<Item = usize> {
+    (0..n).chain((1..n - 1).rev()).cycle().skip(1)
 }
 
 impl Feed for Replay {
@@ -140,7 +141,7 @@ impl Feed for Replay {
         }
         let period = Duration::from_secs_f64(1.0 / self.rate);
         let mut next = Instant::now() + period;
-        for table in self.tables.iter().cycle().skip(1) {
+        for table in replay_order(self.tables.len()).map(|i| &self.tables[i]) {
             // Sleep to a schedule, not a fixed pause, so the rate holds under load.
             let now = Instant::now();
             if next > now {
@@ -152,5 +153,16 @@ impl Feed for Replay {
             }
             publisher.table(table.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replay_order;
+
+    #[test]
+    fn replay_goes_forth_and_back_one_step_at_a_time() {
+        let order: Vec<usize> = replay_order(4).take(10).collect();
+        assert_eq!(order, [1, 2, 3, 2, 1, 0, 1, 2, 3, 2]);
     }
 }

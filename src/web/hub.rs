@@ -23,6 +23,8 @@ use crate::table::TableState;
 pub const CLIENT_QUEUE: usize = 16;
 /// Messages a client may send per second (pings, "hello"); past that it is closed.
 pub const CLIENT_MESSAGES_PER_S: u32 = 20;
+/// How long one message may take to leave before the client is dropped.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a status message goes out even when nothing changed ("seconds since the
 /// last stable view" keeps counting when the camera is lost).
 const STATUS_EVERY: Duration = Duration::from_secs(1);
@@ -185,8 +187,15 @@ pub async fn client(state: Arc<AppState>, mut socket: WebSocket) {
         tokio::select! {
             out = rx.recv() => match out {
                 Ok(text) => {
-                    if socket.send(Message::Text(text)).await.is_err() {
-                        return;
+                    // A phone that vanished without closing blocks the send once its TCP
+                    // window is full: give up on it rather than hold its task forever.
+                    match tokio::time::timeout(SEND_TIMEOUT, socket.send(Message::Text(text))).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) => return,
+                        Err(_) => {
+                            tracing::info!("dropping a WebSocket client that stopped reading");
+                            return;
+                        }
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(n)) => {

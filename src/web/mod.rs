@@ -23,6 +23,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use tokio::sync::{broadcast, watch};
 
 use crate::dice::chits::{Chit, ChitCup, ChitError, Hq, Turn};
@@ -40,16 +41,14 @@ pub const REQUESTS_PER_S: f64 = 30.0;
 /// …and in a burst (a page load asks for several things at once).
 pub const REQUEST_BURST: f64 = 120.0;
 
+/// Addresses the rate limiter remembers before it forgets those that have refilled.
+const MAX_TRACKED_ADDRESSES: usize = 1024;
+
 /// Errors starting the server.
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
     #[error("the chit cup of this scenario: {0}")]
     Cup(#[from] ChitError),
-    #[error("reading {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
     #[error("the terrain of this scenario is not JSON: {0}")]
     Terrain(serde_json::Error),
 }
@@ -165,6 +164,12 @@ async fn limit_rate(
     let allowed = {
         let mut buckets = state.limiter.lock().expect("limiter lock");
         let now = Instant::now();
+        if buckets.len() > MAX_TRACKED_ADDRESSES {
+            // A full bucket is the same as no bucket: forget addresses that have refilled.
+            buckets.retain(|_, b| {
+                now.duration_since(b.at).as_secs_f64() * REQUESTS_PER_S + b.tokens < REQUEST_BURST
+            });
+        }
         let bucket = buckets.entry(addr.ip()).or_insert(Bucket {
             tokens: REQUEST_BURST,
             at: now,
@@ -282,6 +287,12 @@ pub fn router(state: Arc<AppState>) -> Router {
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
     let hub = tokio::spawn(hub::run(state.clone()));
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    // Small WebSocket frames must leave at once, not wait for Nagle's algorithm.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+    });
     let result = axum::serve(listener, app).await;
     hub.abort();
     result

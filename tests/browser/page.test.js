@@ -97,6 +97,25 @@ async function main() {
     assert.equal(await page.getAttribute("#slider", "max"), "0", "one stable state so far");
     await page.click("#log");
 
+    // The chit cup: Red draws; if the chit is Blue's, Red sees only its colour.
+    await page.click("#cup");
+    await page.selectOption("#viewer", "red");
+    await page.waitForSelector("#cupcurrent");
+    await page.click("#drawbtn");
+    await page.waitForFunction(() => document.querySelector("#cupcurrent").textContent.trim() !== "none");
+    // What the cup holds, asked as Blue: Red's phone shows Red's command, and only the
+    // colour of Blue's.
+    const asBlue = await page.evaluate(async () => (await (await fetch("/api/chits?viewer=blue")).json()).current);
+    const shown = (await page.textContent("#cupcurrent")).trim();
+    if (asBlue.side === "red") {
+      assert.equal(asBlue.command, null, "Blue does not see Red's command");
+      assert.ok(!shown.includes("(hidden)") && shown.includes("red-"), `Red sees its own chit: "${shown}"`);
+    } else {
+      assert.ok(asBlue.command.startsWith("blue-"), "Blue sees its own command");
+      assert.ok(shown.endsWith("(hidden)"), `Red sees only the colour of Blue's chit: "${shown}"`);
+    }
+    await page.click("#cup");
+
     // The ruler: (10, 6) to (12.4, 7.8) is 3.0 in (a 3-4-5 triangle scaled by 0.6).
     await page.click("#clear");
     await page.click("#ruler");
@@ -108,12 +127,68 @@ async function main() {
     assert.ok(Math.abs(d - 3.0) <= 0.01, `ruler measured ${d} in, want 3.00`);
     await page.screenshot({ path: path.join(shots, "page-ruler.png") });
 
-    // Back to the whole map with a piece selected, for the README.
+    // Back to the whole map with a flanked piece selected, for the README.
     await page.click("#ruler");
     await page.click("#zoomfit");
-    await tapMap(page, pose.x_in, pose.y_in);
-    await page.waitForSelector("#command");
+    await page.evaluate(() => window.aide.zoomAt(30, 15.5, 2.2));
+    const flanked = check.pieces.find((p) => p.flanked_by.length > 0);
+    const fp = await page.evaluate((id) => window.aide.table.pieces.find((p) => p.id === id).pose, flanked.id);
+    await tapMap(page, fp.x_in, fp.y_in);
+    await page.waitForFunction((id) => window.aide.sel[0] === id && document.querySelector("#flanked"), flanked.id);
+    assert.equal(await page.textContent("#flanked"), flanked.flanked_by.join(", "));
     await page.screenshot({ path: path.join(shots, "page.png"), fullPage: true });
+
+    // At 375 px (the narrowest common phone) with every panel open: still no sideways scroll.
+    await page.setViewportSize({ width: 375, height: 812 });
+    for (const b of ["#dice", "#cup", "#log"]) await page.click(b);
+    const narrow = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(narrow <= 375, `page is ${narrow} px wide at 375`);
+    for (const b of ["#dice", "#cup", "#log"]) await page.click(b);
+    await page.setViewportSize({ width: 390, height: 844 });
+
+    // Two fingers spreading from 100 to 200 px apart zoom in 2x; one finger drags the map.
+    await page.click("#zoomfit");
+    const box = await page.locator("#map").boundingBox();
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    const cdp = await context.newCDPSession(page);
+    const touch = (type, pts) => cdp.send("Input.dispatchTouchEvent", {
+      type, touchPoints: pts.map(([x, y], id) => ({ x, y, id, radiusX: 1, radiusY: 1, force: 1 })),
+    });
+    const w0 = await page.evaluate(() => window.aide.vb.w);
+    await touch("touchStart", [[cx - 50, cy], [cx + 50, cy]]);
+    for (let i = 1; i <= 10; i++) await touch("touchMove", [[cx - 50 - 5 * i, cy], [cx + 50 + 5 * i, cy]]);
+    await touch("touchEnd", []);
+    const w1 = await page.evaluate(() => window.aide.vb.w);
+    assert.ok(Math.abs(w1 - w0 / 2) < 0.05 * w0, `pinch: view ${w0} in wide became ${w1}, want ${w0 / 2}`);
+    const [x0, ppi] = await page.evaluate(() => [window.aide.vb.x, window.aide.pxPerInch()]);
+    await touch("touchStart", [[cx, cy]]);
+    for (let i = 1; i <= 10; i++) await touch("touchMove", [[cx - 10 * i, cy]]);
+    await touch("touchEnd", []);
+    const x1 = await page.evaluate(() => window.aide.vb.x);
+    assert.ok(Math.abs(x1 - x0 - 100 / ppi) < 0.05, `pan: 100 px left moved the view ${x1 - x0} in, want ${100 / ppi}`);
+
+    // Live updates without reload: on the replaying server the pieces move by themselves.
+    await page.goto(process.env.AIDE_LIVE_URL);
+    await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+    const seq0 = Number(await page.evaluate(() => document.body.dataset.seq));
+    const shapes0 = await page.evaluate(() => document.querySelector("#pieces").innerHTML);
+    await page.waitForFunction((s) => Number(document.body.dataset.seq) >= s + 2, seq0, { timeout: 10000 });
+    const shapes1 = await page.evaluate(() => document.querySelector("#pieces").innerHTML);
+    assert.notEqual(shapes1, shapes0, "a scripted move redrew the pieces");
+
+    // The replay slider: the first stored state is the demo's start, with blue-2-gd at
+    // (22.5, 14.25) before its scripted advance.
+    await page.click("#log");
+    await page.waitForFunction(() => Number(document.querySelector("#slider").max) >= 2);
+    await page.waitForFunction(() => window.aide.table.pieces.find((p) => p.id === "blue-2-gd").pose.y_in !== 14.25
+      || Number(document.body.dataset.seq) > 3);
+    await page.$eval("#slider", (el) => { el.value = "0"; el.dispatchEvent(new Event("input")); });
+    await page.waitForFunction(() => document.body.classList.contains("history"));
+    const past = await page.evaluate(() => window.aide.table.pieces.find((p) => p.id === "blue-2-gd").pose);
+    assert.deepEqual([past.x_in, past.y_in], [22.5, 14.25]);
+    await page.screenshot({ path: path.join(shots, "page-log.png"), fullPage: true });
+    await page.click("#livebtn");
+    assert.equal(await page.evaluate(() => document.body.classList.contains("history")), false);
     assert.deepEqual(errors, [], "no script errors");
     console.log(`ok: ${drawn} pieces, command ${text}, ruler ${d} in, combat ${rolled}`);
   } finally {
