@@ -11,6 +11,7 @@ pub mod capture;
 pub mod dice;
 pub mod geom;
 pub mod journal;
+pub mod live;
 pub mod model;
 pub mod rules;
 pub mod scenario;
