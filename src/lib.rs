@@ -7,9 +7,11 @@
 //! `heading_deg` is the direction a piece's front faces, 0 toward the map's top edge,
 //! clockwise, in [0, 360).
 
+pub mod capture;
 pub mod dice;
 pub mod geom;
 pub mod journal;
+pub mod live;
 pub mod model;
 pub mod rules;
 pub mod scenario;

@@ -9,7 +9,7 @@ use aide::journal::{Journal, Recorder};
 use aide::scenario::Scenario;
 use aide::table::{Pose, Status, TableState};
 use aide::track::script::{self, Change, ScriptConfig, Step};
-use aide::track::{Event, Frame, Sighting, Tracker, TrackerConfig, TrackerView};
+use aide::track::{Event, Observation, Sighting, Tracker, TrackerConfig, TrackerView};
 
 fn demo() -> Arc<Scenario> {
     Arc::new(Scenario::load(Path::new("scenarios/demo/valley.toml")).unwrap())
@@ -17,7 +17,7 @@ fn demo() -> Arc<Scenario> {
 
 /// Feed every frame to a tracker and every stable state to a recorder; the events the
 /// journal stored, in order.
-fn record(scenario: &Arc<Scenario>, frames: &[Frame], db: &Path) -> (Tracker, Vec<Event>) {
+fn record(scenario: &Arc<Scenario>, frames: &[Observation], db: &Path) -> (Tracker, Vec<Event>) {
     let mut tracker = Tracker::new(scenario.clone(), TrackerConfig::default());
     let mut recorder = Recorder::open(db, scenario.clone()).unwrap();
     for frame in frames {
@@ -368,7 +368,7 @@ fn a_creeping_nudge_is_not_averaged_away() {
                 status: p.status,
             })
             .collect();
-        if let Some(t) = tracker.push(&Frame {
+        if let Some(t) = tracker.push(&Observation {
             ts_ms: i64::from(k) * 100,
             sightings,
             disturbance: 0.0,

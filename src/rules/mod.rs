@@ -88,6 +88,16 @@ pub enum Measures {
     Cm(nbc::CmMeasures),
 }
 
+impl Measures {
+    /// The Pub Battles lengths, when the table is measured in inches and moves.
+    pub fn inches(&self) -> Option<&MeasuresUsed> {
+        match self {
+            Measures::Inches(m) => Some(m),
+            Measures::Hex(_) | Measures::Cm(_) => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasuresUsed {
     /// Always "in".

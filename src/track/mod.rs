@@ -11,4 +11,4 @@ pub mod script;
 pub mod tracker;
 
 pub use events::{Event, EventDeriver, Move, Stillness, TerrainCrossed};
-pub use tracker::{AssignError, Frame, Sighting, Tracker, TrackerConfig, TrackerView};
+pub use tracker::{AssignError, Observation, Sighting, Tracker, TrackerConfig, TrackerView};

@@ -14,7 +14,7 @@ use rand::rngs::ChaCha20Rng;
 use rand::{Rng, RngExt, SeedableRng};
 use rand_distr::{Distribution, Normal};
 
-use super::tracker::{Frame, Sighting};
+use super::tracker::{Observation, Sighting};
 use crate::geom::edge_distance;
 use crate::journal::Millis;
 use crate::scenario::Scenario;
@@ -84,7 +84,7 @@ pub enum Change {
 /// A played script: every frame, and the true table after each step.
 #[derive(Debug, Clone)]
 pub struct Played {
-    pub frames: Vec<Frame>,
+    pub frames: Vec<Observation>,
     /// The true table after each step, with the time that step ended.
     pub truth: Vec<(Millis, TableState)>,
 }
@@ -185,14 +185,14 @@ fn still_frame(
     ts_ms: Millis,
     config: &ScriptConfig,
     rng: &mut impl Rng,
-) -> Frame {
+) -> Observation {
     let mut sightings = Vec::with_capacity(table.pieces.len());
     for piece in &table.pieces {
         if !rng.random_bool(config.dropout) {
             sightings.push(sighting(scenario, piece, piece.pose, config, rng));
         }
     }
-    Frame {
+    Observation {
         ts_ms,
         sightings,
         disturbance: 0.0,
@@ -210,7 +210,7 @@ fn hand_frame(
     ts_ms: Millis,
     config: &ScriptConfig,
     rng: &mut impl Rng,
-) -> Frame {
+) -> Observation {
     let mut sightings = Vec::new();
     for was in &before.pieces {
         let now = after.piece(&was.id);
@@ -247,7 +247,7 @@ fn hand_frame(
             sightings.push(sighting(scenario, now, now.pose, config, rng));
         }
     }
-    Frame {
+    Observation {
         ts_ms,
         sightings,
         disturbance: if edge {

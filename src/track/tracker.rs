@@ -37,7 +37,7 @@ pub struct Sighting {
 
 /// What the detector made of one camera frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Frame {
+pub struct Observation {
     pub ts_ms: Millis,
     pub sightings: Vec<Sighting>,
     /// How much of the map is covered by something that is neither map nor piece (hands,
@@ -297,7 +297,7 @@ impl Tracker {
 
     /// Take one frame. Returns the new stable table when this frame completes a still
     /// window; the table may equal the previous one (a hand passed, nothing moved).
-    pub fn push(&mut self, frame: &Frame) -> Option<TableState> {
+    pub fn push(&mut self, frame: &Observation) -> Option<TableState> {
         if frame.disturbance > self.config.disturbed_above {
             self.disturbed_since.get_or_insert(frame.ts_ms);
             self.window = None;
@@ -399,7 +399,7 @@ pub enum AssignError {
 /// turned or flipped, something appeared, or something was missed too long.
 fn extend_window(
     window: &mut Window,
-    frame: &Frame,
+    frame: &Observation,
     config: &TrackerConfig,
     scenario: &Scenario,
 ) -> bool {

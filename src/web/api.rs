@@ -18,7 +18,6 @@ use crate::dice::combat::{Combat, Edition, Engagement, bombard};
 use crate::dice::{Notation, RollId, Roller};
 use crate::geom::edge_distance;
 use crate::rules::pub_battles::{combat, fof_polygon, in_field_of_fire, line_of_sight};
-use crate::rules::{Measures, MeasuresUsed};
 use crate::scenario::RulesId;
 use crate::table::{Piece, TableState};
 
@@ -147,14 +146,6 @@ pub struct CheckAnswer {
     command_range_in: Option<f64>,
 }
 
-/// The Pub Battles lengths of a report; other rule systems measure in hexes or cm.
-fn inches(measures: &Measures) -> Option<&MeasuresUsed> {
-    match measures {
-        Measures::Inches(m) => Some(m),
-        _ => None,
-    }
-}
-
 /// GET /api/check/{id}: everything the rules say about one piece, with the shapes the
 /// page draws (its field of fire, its HQ).
 pub async fn check(
@@ -170,7 +161,7 @@ pub async fn check(
         .find(|p| p.id == id)
         .cloned()
         .ok_or_else(|| ApiError::unknown_piece(&id))?;
-    let inches = inches(&snap.report.measures);
+    let inches = snap.report.measures.inches();
     let fof = inches.filter(|_| piece.kind.has_field_of_fire()).map(|m| {
         fof_polygon(
             &piece.footprint,
@@ -261,7 +252,7 @@ pub async fn measure(
         (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(a), Point::from(b)),
     };
     let round = crate::rules::pub_battles::round_in;
-    let moves = inches(&snap.report.measures);
+    let moves = snap.report.measures.inches();
     Ok(Json(Measurement {
         from: q.from,
         to: q.to,

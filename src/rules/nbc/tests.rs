@@ -586,3 +586,100 @@ fn report_is_in_centimetres_and_keeps_the_pub_battles_keys() {
     assert_eq!(p["nbc"]["frontage_cm"], 2.5);
     assert_eq!(p["nbc"]["depth_cm"], 5.0);
 }
+
+#[test]
+fn out_of_command_units_may_not_move_into_the_contact_zone() {
+    let w = world(&[], "");
+    // b-3 is 20 cm below its commander (radius 7 cm): Out of Command. It slides right
+    // toward r-1, level with it.
+    let t = table(
+        &w,
+        &[
+            ("b-hq", 50.0, 20.0, 0.0),
+            ("b-3", 50.0, 21.6 + 20.0 + 2.5, 0.0),
+            ("r-1", 80.0, 44.1, 180.0),
+        ],
+    );
+    let b3 = t.piece("b-3").unwrap();
+    let to = |x_cm: f64| Pose::new(x_cm / CM, 44.1 / CM, 0.0);
+    // r-1 spans x 77.5 to 82.5: ending with b-3's right edge 10.05 cm short is legal,
+    // 9.95 cm short is in the Contact Zone.
+    let v = Nbc.check_move(
+        &w.scenario,
+        &t,
+        b3,
+        to(77.5 - 10.05 - 2.5),
+        Status::Fresh,
+        false,
+    );
+    assert!(v.legal, "{v:?}");
+    let v = Nbc.check_move(
+        &w.scenario,
+        &t,
+        b3,
+        to(77.5 - 9.95 - 2.5),
+        Status::Fresh,
+        false,
+    );
+    assert!(
+        !v.legal && v.problems[0].contains("Out of Command"),
+        "{v:?}"
+    );
+    // In command (commander alongside), the same move is legal.
+    let t = table(
+        &w,
+        &[
+            ("b-hq", 50.0, 40.0, 0.0),
+            ("b-3", 50.0, 44.1, 0.0),
+            ("r-1", 80.0, 44.1, 180.0),
+        ],
+    );
+    let v = Nbc.check_move(
+        &w.scenario,
+        &t,
+        t.piece("b-3").unwrap(),
+        to(77.5 - 9.95 - 2.5),
+        Status::Fresh,
+        false,
+    );
+    assert!(v.legal, "{v:?}");
+}
+
+#[test]
+fn woods_limit_sight_to_five_cm_from_inside_and_two_cm_into_them() {
+    let w = world(&[rect("woods", 0.0, 0.0, 40.0, 40.0, "")], "");
+    let sees = |a: (&str, f64, f64), b: (&str, f64, f64)| {
+        let t = table(&w, &[(a.0, a.1, a.2, 0.0), (b.0, b.1, b.2, 180.0)]);
+        Nbc.sight(
+            &w.scenario,
+            &t,
+            t.piece(a.0).unwrap(),
+            t.piece(b.0).unwrap(),
+        )
+        .can_see
+    };
+    // b-1 inside the woods at (20, 30) sees r-1 4.9 cm off its front, not 5.1.
+    assert!(sees(("b-1", 20.0, 30.0), ("r-1", 20.0, 27.5 - 4.9 - 2.5)));
+    assert!(!sees(("b-1", 20.0, 30.0), ("r-1", 20.0, 27.5 - 5.1 - 2.5)));
+    // From outside (below the woods) into them: 2 cm.
+    assert!(sees(("b-1", 20.0, 45.0), ("r-1", 20.0, 42.5 - 1.9 - 2.5)));
+    assert!(!sees(("b-1", 20.0, 45.0), ("r-1", 20.0, 42.5 - 2.1 - 2.5)));
+    // In the open, 60 cm on a bright day.
+    let w = world(&[], "");
+    for (gap, seen) in [(59.9, true), (60.1, false)] {
+        let t = table(
+            &w,
+            &[
+                ("b-1", 20.0, 80.0, 0.0),
+                ("r-1", 20.0, 77.5 - gap - 2.5, 180.0),
+            ],
+        );
+        let v = Nbc.sight(
+            &w.scenario,
+            &t,
+            t.piece("b-1").unwrap(),
+            t.piece("r-1").unwrap(),
+        );
+        assert_eq!(v.can_see, seen, "{gap}: {v:?}");
+    }
+}

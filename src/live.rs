@@ -1,0 +1,136 @@
+//! The live pipeline: frames from a source, what the detector makes of them, the tracker,
+//! and every stable table out to the server's feed.
+//!
+//! It runs on the feed thread (see [`web::feed`](crate::web::feed)): capture, detection
+//! and tracking are blocking, CPU-bound work that must stay off the async runtime. The
+//! source is opened on that thread too, because a webcam handle cannot move between
+//! threads; whether it opened is sent back so `aide serve` can refuse to start with a
+//! clear error ("camera 0: no such device") instead of serving an empty table.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::capture::{self, CaptureError, FrameSource, SourceKind};
+use crate::track::{Observation, Tracker};
+use crate::web::feed::{Feed, Publisher, Source};
+
+/// How long the detector may fail to read the table (tags hidden or out of view) before
+/// the page says the camera is lost rather than that a hand is over the table.
+const LOST_AFTER: Duration = Duration::from_secs(5);
+
+/// What the detector makes of a frame.
+pub trait Observer: Send {
+    /// The pieces seen and how disturbed the view is; an error when the frame cannot be
+    /// read at all (the corner tags are not in view).
+    fn observe(&mut self, frame: &capture::Frame) -> Result<Observation, String>;
+}
+
+/// Opens the frame source on the feed thread.
+pub type Opener = Box<dyn FnOnce() -> Result<Box<dyn FrameSource>, CaptureError> + Send>;
+
+/// A feed driven by a frame source through the detector and the tracker.
+pub struct CameraFeed {
+    pub open: Opener,
+    pub observer: Box<dyn Observer>,
+    pub tracker: Tracker,
+    /// Told once whether the source opened, with what it is ("camera 0 (HD Webcam)").
+    pub opened: mpsc::Sender<Result<String, CaptureError>>,
+}
+
+impl Feed for CameraFeed {
+    fn run(self: Box<Self>, publisher: Publisher) {
+        let CameraFeed {
+            open,
+            mut observer,
+            mut tracker,
+            opened,
+        } = *self;
+        let mut source = match open() {
+            Ok(source) => {
+                let _ = opened.send(Ok(source.describe()));
+                source
+            }
+            Err(e) => {
+                let _ = opened.send(Err(e));
+                return;
+            }
+        };
+        let healthy = match source.kind() {
+            SourceKind::Camera => Source::Camera,
+            SourceKind::Replay | SourceKind::Synthetic => Source::Replay,
+        };
+        let mut rate = FrameRate::default();
+        let mut unreadable_since: Option<Instant> = None;
+        while !publisher.is_closed() {
+            let frame = match source.next_frame() {
+                Ok(frame) => frame,
+                Err(CaptureError::Lost(why)) => {
+                    tracing::warn!(%why, "no frame");
+                    publisher.status(Source::Lost, 0.0);
+                    // Sources pace their own retries; this only keeps a source that
+                    // fails at once from spinning.
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+                Err(CaptureError::Unavailable(why)) => {
+                    tracing::warn!(%why, "the frame source stopped");
+                    publisher.status(Source::Lost, 0.0);
+                    break;
+                }
+            };
+            let fps = rate.tick();
+            let observation = match observer.observe(&frame) {
+                Ok(observation) => {
+                    unreadable_since = None;
+                    publisher.status(healthy, fps);
+                    observation
+                }
+                Err(why) => {
+                    // Most often a hand over a corner card: the tracker holds the last
+                    // stable view meanwhile. For long, the camera has lost the table.
+                    tracing::debug!(%why, "frame not read");
+                    let since = *unreadable_since.get_or_insert_with(Instant::now);
+                    let status = if since.elapsed() >= LOST_AFTER {
+                        Source::Lost
+                    } else {
+                        healthy
+                    };
+                    publisher.status(status, fps);
+                    Observation {
+                        ts_ms: frame.ts_ms,
+                        sightings: Vec::new(),
+                        disturbance: 1.0,
+                    }
+                }
+            };
+            if let Some(table) = tracker.push(&observation) {
+                publisher.table(table);
+            }
+        }
+        // Keep the feed open until the server stops, so its last table stays served.
+        while !publisher.is_closed() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+/// Frames per second over the last second.
+#[derive(Default)]
+struct FrameRate {
+    stamps: std::collections::VecDeque<Instant>,
+}
+
+impl FrameRate {
+    fn tick(&mut self) -> f64 {
+        let now = Instant::now();
+        self.stamps.push_back(now);
+        while self
+            .stamps
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(1))
+        {
+            self.stamps.pop_front();
+        }
+        self.stamps.len() as f64
+    }
+}
