@@ -15,6 +15,8 @@ pub mod live;
 pub mod model;
 pub mod rules;
 pub mod scenario;
+pub mod sim;
 pub mod table;
 pub mod track;
+pub mod vision;
 pub mod web;

@@ -27,6 +27,8 @@ enum Command {
     Roll(cli::roll::Args),
     /// Serve the table to phones: live state, checks, dice and chits over HTTP and WebSocket.
     Serve(cli::serve::Args),
+    /// A synthetic frame of a random table, with its ground truth.
+    Render(cli::render::Args),
     /// Measure a stage against ground truth: accuracy and speed.
     #[command(subcommand)]
     Bench(Bench),
@@ -60,6 +62,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Log(args) => cli::log::run(args),
         Command::Roll(args) => cli::roll::run(args),
         Command::Serve(args) => cli::serve::run(args),
+        Command::Render(args) => cli::render::run(args),
         Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
     }
 }

@@ -4,5 +4,21 @@ pub mod bench_track;
 pub mod check;
 pub mod log;
 pub mod move_piece;
+pub mod render;
 pub mod roll;
 pub mod serve;
+
+/// A map size written WxH in inches ("36x24").
+pub fn parse_map(text: &str) -> Result<(f64, f64), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{text:?}: write the map size as WxH in inches, e.g. 36x24"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .ok_or_else(|| format!("{text:?}: {s:?} is not a positive number of inches"))
+    };
+    Ok((number(w)?, number(h)?))
+}

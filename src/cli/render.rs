@@ -1,0 +1,59 @@
+//! `aide render`: a synthetic frame of a random table and its ground truth.
+
+use std::path::PathBuf;
+
+use aide::sim::{self, Hand};
+use anyhow::Context;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The table and camera are drawn from this seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Map size in inches, WxH.
+    #[arg(long, default_value = "36x24", value_parser = super::parse_map)]
+    pub map: (f64, f64),
+    #[arg(long, default_value_t = 1920)]
+    pub width: u32,
+    #[arg(long, default_value_t = 1080)]
+    pub height: u32,
+    /// Draw a hand and forearm reaching in from the bottom edge.
+    #[arg(long)]
+    pub hand: bool,
+    /// Folder to write frame.png, frame.jpg and truth.json into.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let (w, h) = args.map;
+    let mut scene = sim::random_scene(args.seed, w, h, args.width, args.height);
+    if args.hand {
+        scene.hand = Some(Hand {
+            from: [w * 0.55, h + 6.0],
+            to: [w * 0.5, h * 0.55],
+            height_in: 4.0,
+        });
+    }
+    let image = sim::render(&scene);
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let png = args.out.join("frame.png");
+    image
+        .save(&png)
+        .with_context(|| format!("writing {}", png.display()))?;
+    let truth = args.out.join("truth.json");
+    std::fs::write(&truth, serde_json::to_string_pretty(&scene.truth_json())?)
+        .with_context(|| format!("writing {}", truth.display()))?;
+    let scene_file = args.out.join("scene.json");
+    std::fs::write(&scene_file, serde_json::to_string_pretty(&scene)?)
+        .with_context(|| format!("writing {}", scene_file.display()))?;
+    println!(
+        "{}: {} pieces, camera {:.1} in up; truth in {}",
+        png.display(),
+        scene.pieces.len(),
+        scene.camera.height_in,
+        truth.display()
+    );
+    Ok(())
+}

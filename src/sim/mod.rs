@@ -1,0 +1,551 @@
+//! A synthetic table with its ground truth: the frames the detector is tested and
+//! measured on, and the demo's camera when there is no camera.
+//!
+//! Each frame is ray-cast: a perspective camera with lens distortion looks down on a busy
+//! printed map (woods, rivers, roads, hill contours, lettering), the four corner cards
+//! with their real tag36h11 codes, and the pieces as boxes: a lit top face with its
+//! off-white facing band, darker sides, soft shadows on the map. A hand and forearm can
+//! reach in over the table. Then the light falls off across the frame, a colour cast
+//! tints it, sensor noise is added and the frame goes through JPEG. Everything is
+//! deterministic per seed, and the [`Scene`] is the truth: every piece's footprint
+//! centre, heading and status in map inches.
+
+pub mod tags;
+mod texture;
+
+use image::{Rgb, RgbImage};
+use nalgebra::{Point3, Vector3};
+use rand::rngs::ChaCha20Rng;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, Normal};
+use serde::{Deserialize, Serialize};
+
+use crate::model::PieceModel;
+use crate::table::{Status, UnitKind};
+use crate::vision::camera::{Intrinsics, PinholeCamera};
+
+/// What the detector is asked to find, as the truth gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    Block,
+    Hq,
+}
+
+impl Shape {
+    /// The piece model's kind that stands for this shape.
+    pub fn kind(self) -> UnitKind {
+        match self {
+            Shape::Block => UnitKind::Infantry,
+            Shape::Hq => UnitKind::Hq,
+        }
+    }
+}
+
+/// One piece on the synthetic table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TruePiece {
+    pub kind: Shape,
+    pub color: String,
+    pub x_in: f64,
+    pub y_in: f64,
+    pub heading_deg: f64,
+    pub status: Status,
+    /// Carries the off-white facing band.
+    pub marked: bool,
+}
+
+/// Where the camera stands and how it is made.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CameraSpec {
+    /// Above the map.
+    pub height_in: f64,
+    /// From above the map's centre.
+    pub offset_x_in: f64,
+    pub offset_y_in: f64,
+    /// Turn of the image about the vertical.
+    pub yaw_deg: f64,
+    pub focal_px: f64,
+    pub k1: f64,
+    pub k2: f64,
+}
+
+/// A hand and forearm over the table, from a point on a map edge to the hand.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Hand {
+    pub from: [f64; 2],
+    pub to: [f64; 2],
+    pub height_in: f64,
+}
+
+/// A table to render, and its truth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scene {
+    pub map_w_in: f64,
+    pub map_h_in: f64,
+    pub width: u32,
+    pub height: u32,
+    pub camera: CameraSpec,
+    pub pieces: Vec<TruePiece>,
+    /// Light falling off across the frame: the far corner gets this fraction less.
+    pub light_falloff: f64,
+    /// Multiplies red, green and blue (a warm pub light is more red, less blue).
+    pub colour_cast: [f64; 3],
+    /// Sensor noise, standard deviation in 8-bit levels.
+    pub noise: f64,
+    pub jpeg_quality: u8,
+    pub seed: u64,
+    pub hand: Option<Hand>,
+}
+
+/// Colours of the pieces, as painted wood under white light.
+pub fn piece_rgb(color: &str) -> [f64; 3] {
+    match color {
+        "red" => [178.0, 34.0, 30.0],
+        "blue" => [34.0, 66.0, 150.0],
+        _ => [90.0, 90.0, 90.0],
+    }
+}
+
+const BAND_RGB: [f64; 3] = [232.0, 228.0, 214.0];
+const SKIN_RGB: [f64; 3] = [222.0, 172.0, 140.0];
+const TABLE_RGB: [f64; 3] = [92.0, 64.0, 44.0];
+const CARD_RGB: [f64; 3] = [245.0, 245.0, 240.0];
+const TAG_BLACK: [f64; 3] = [25.0, 25.0, 28.0];
+
+impl Scene {
+    /// The camera as built from its spec: it looks at the map's centre.
+    pub fn pinhole(&self) -> PinholeCamera {
+        let c = self.camera;
+        let intrinsics = Intrinsics {
+            dist: [c.k1, c.k2, 0.0, 0.0, 0.0],
+            ..Intrinsics::ideal(c.focal_px, self.width, self.height)
+        };
+        let centre = Point3::new(self.map_w_in / 2.0, self.map_h_in / 2.0, 0.0);
+        let eye = Point3::new(
+            centre.x + c.offset_x_in,
+            centre.y + c.offset_y_in,
+            -c.height_in,
+        );
+        let yaw = c.yaw_deg.to_radians();
+        let down = Vector3::new(-yaw.sin(), yaw.cos(), 0.0);
+        PinholeCamera::look_at(intrinsics, eye, centre, down)
+    }
+
+    /// The truth as JSON: the camera and every piece.
+    pub fn truth_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "camera": self.camera,
+            "map": [self.map_w_in, self.map_h_in],
+            "pieces": self.pieces.iter().map(|p| serde_json::json!({
+                "kind": p.kind, "color": p.color, "x_in": p.x_in, "y_in": p.y_in,
+                "heading_deg": p.heading_deg, "status": p.status,
+                "facing": if p.marked { "marked" } else { "unmarked" },
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The focal length that makes the map fill `fill` of the frame's smaller span, seen
+/// from `spec` (a webcam zoomed or placed to frame the map).
+fn framing_focal(
+    map_w_in: f64,
+    map_h_in: f64,
+    width: u32,
+    height: u32,
+    spec: CameraSpec,
+    fill: f64,
+) -> f64 {
+    let probe = Scene {
+        map_w_in,
+        map_h_in,
+        width,
+        height,
+        camera: CameraSpec {
+            focal_px: 1000.0,
+            k1: 0.0,
+            k2: 0.0,
+            ..spec
+        },
+        pieces: Vec::new(),
+        light_falloff: 0.0,
+        colour_cast: [1.0; 3],
+        noise: 0.0,
+        jpeg_quality: 100,
+        seed: 0,
+        hand: None,
+    };
+    let camera = probe.pinhole();
+    let (cx, cy) = (f64::from(width) / 2.0, f64::from(height) / 2.0);
+    let mut need: f64 = 0.0;
+    for (x, y) in [
+        (0.0, 0.0),
+        (map_w_in, 0.0),
+        (map_w_in, map_h_in),
+        (0.0, map_h_in),
+    ] {
+        let (u, v) = camera
+            .project(Point3::new(x, y, 0.0))
+            .expect("the map is in front of the camera");
+        need = need
+            .max((u - cx).abs() / (cx * fill))
+            .max((v - cy).abs() / (cy * fill));
+    }
+    1000.0 / need
+}
+
+/// A random table: about 30 pieces of both sides, most marked, some spent, some HQ
+/// cubes, none touching; a camera 24 to 36 in up, off-centre and turned a little.
+pub fn random_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, height: u32) -> Scene {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let model = PieceModel::builtin("pub-battles").expect("the built-in model");
+    let mut spec = CameraSpec {
+        height_in: rng.random_range(24.0..36.0),
+        offset_x_in: rng.random_range(-6.0..6.0),
+        offset_y_in: rng.random_range(-5.0..5.0),
+        yaw_deg: rng.random_range(-12.0..12.0),
+        focal_px: 0.0,
+        k1: rng.random_range(-0.08..0.02),
+        k2: rng.random_range(0.0..0.02),
+    };
+    spec.focal_px = framing_focal(map_w_in, map_h_in, width, height, spec, 0.95);
+    let mut pieces: Vec<TruePiece> = Vec::new();
+    let count = rng.random_range(26..34);
+    let mut attempts = 0;
+    while pieces.len() < count && attempts < 5000 {
+        attempts += 1;
+        let roll: f64 = rng.random();
+        let (kind, status) = if roll < 0.15 {
+            (Shape::Hq, Status::Fresh)
+        } else if roll < 0.37 {
+            (Shape::Block, Status::Spent)
+        } else {
+            (Shape::Block, Status::Fresh)
+        };
+        let piece = TruePiece {
+            kind,
+            color: if rng.random_bool(0.5) { "red" } else { "blue" }.into(),
+            x_in: rng.random_range(3.0..map_w_in - 3.0),
+            y_in: rng.random_range(3.0..map_h_in - 3.0),
+            heading_deg: rng.random_range(0.0..360.0),
+            status,
+            marked: kind == Shape::Block && rng.random_bool(0.8),
+        };
+        let clear = pieces
+            .iter()
+            .all(|other| centre_gap(&model, &piece, other) > 0.3);
+        if clear {
+            pieces.push(piece);
+        }
+    }
+    Scene {
+        map_w_in,
+        map_h_in,
+        width,
+        height,
+        camera: spec,
+        pieces,
+        light_falloff: rng.random_range(0.0..0.35),
+        colour_cast: [
+            rng.random_range(0.95..1.08),
+            rng.random_range(0.95..1.03),
+            rng.random_range(0.85..1.0),
+        ],
+        noise: rng.random_range(2.0..5.0),
+        jpeg_quality: 85,
+        seed,
+        hand: None,
+    }
+}
+
+/// A conservative gap between two pieces: centre distance less both circumradii.
+fn centre_gap(model: &PieceModel, a: &TruePiece, b: &TruePiece) -> f64 {
+    let radius = |p: &TruePiece| {
+        let (w, d, _) = dimensions(model, p);
+        0.5 * w.hypot(d)
+    };
+    (a.x_in - b.x_in).hypot(a.y_in - b.y_in) - radius(a) - radius(b)
+}
+
+/// Frontage, depth and height of a piece from the piece model.
+pub fn dimensions(model: &PieceModel, p: &TruePiece) -> (f64, f64, f64) {
+    let shape = model.shape(p.kind.kind()).expect("every kind has a shape");
+    (
+        shape.frontage_in,
+        shape.depth_in(p.status),
+        shape.height_in(p.status),
+    )
+}
+
+/// A piece as the renderer sees it: an oriented box.
+struct PieceBox {
+    cx: f64,
+    cy: f64,
+    /// Unit vectors along the frontage (right of the facing) and the facing.
+    right: (f64, f64),
+    forward: (f64, f64),
+    half_w: f64,
+    half_d: f64,
+    h: f64,
+    rgb: [f64; 3],
+    /// Depth of the facing band from the front edge; 0 when unmarked.
+    band: f64,
+    /// Pixel bounding box in the frame.
+    bbox: (f64, f64, f64, f64),
+}
+
+impl PieceBox {
+    /// The nearest hit of a ray with the box: distance and which face (0 top, 1 side
+    /// along the frontage, 2 side along the depth), with the local point.
+    fn hit(&self, o: Point3<f64>, d: Vector3<f64>) -> Option<(f64, u8, f64, f64)> {
+        let (ox, oy) = (o.x - self.cx, o.y - self.cy);
+        let lo = [
+            ox * self.right.0 + oy * self.right.1,
+            ox * self.forward.0 + oy * self.forward.1,
+            o.z,
+        ];
+        let ld = [
+            d.x * self.right.0 + d.y * self.right.1,
+            d.x * self.forward.0 + d.y * self.forward.1,
+            d.z,
+        ];
+        let min = [-self.half_w, -self.half_d, -self.h];
+        let max = [self.half_w, self.half_d, 0.0];
+        let (mut t0, mut t1, mut axis) = (f64::NEG_INFINITY, f64::INFINITY, 0usize);
+        for i in 0..3 {
+            if ld[i].abs() < 1e-12 {
+                if lo[i] < min[i] || lo[i] > max[i] {
+                    return None;
+                }
+                continue;
+            }
+            let (mut a, mut b) = ((min[i] - lo[i]) / ld[i], (max[i] - lo[i]) / ld[i]);
+            if a > b {
+                std::mem::swap(&mut a, &mut b);
+            }
+            if a > t0 {
+                t0 = a;
+                axis = i;
+            }
+            t1 = t1.min(b);
+        }
+        if t0 > t1 || t1 < 0.0 {
+            return None;
+        }
+        let face = match axis {
+            2 => 0,
+            1 => 1,
+            _ => 2,
+        };
+        Some((t0, face, lo[0] + t0 * ld[0], lo[1] + t0 * ld[1]))
+    }
+
+    /// Signed distance from a map point to the footprint shifted by `shift`: negative
+    /// inside. For the soft shadow.
+    fn shadow_distance(&self, x: f64, y: f64, shift: (f64, f64)) -> f64 {
+        let (dx, dy) = (
+            x - self.cx - shift.0 * self.h,
+            y - self.cy - shift.1 * self.h,
+        );
+        let a = (dx * self.right.0 + dy * self.right.1).abs() - self.half_w;
+        let b = (dx * self.forward.0 + dy * self.forward.1).abs() - self.half_d;
+        a.max(0.0).hypot(b.max(0.0)) + a.max(b).min(0.0)
+    }
+}
+
+/// Where the light comes from: shadows fall this far per inch of height.
+const SHADOW_SHIFT: (f64, f64) = (0.35, 0.45);
+
+/// Render the scene with its piece sizes from the built-in Pub Battles model.
+pub fn render(scene: &Scene) -> RgbImage {
+    let model = PieceModel::builtin("pub-battles").expect("the built-in model");
+    render_with(scene, &model)
+}
+
+/// Render the scene with the piece sizes of `model`.
+pub fn render_with(scene: &Scene, model: &PieceModel) -> RgbImage {
+    let camera = scene.pinhole();
+    let texture = texture::MapTexture::paint(scene.map_w_in, scene.map_h_in, scene.seed);
+    let boxes: Vec<PieceBox> = scene
+        .pieces
+        .iter()
+        .map(|p| piece_box(model, p, &camera))
+        .collect();
+    let mut rng = ChaCha20Rng::seed_from_u64(scene.seed ^ 0x5eed);
+    let noise = Normal::new(0.0, scene.noise.max(1e-9)).expect("finite");
+    let (w, h) = (f64::from(scene.width), f64::from(scene.height));
+    let mut img = RgbImage::new(scene.width, scene.height);
+    for (px, py, pixel) in img.enumerate_pixels_mut() {
+        let (u, v) = (f64::from(px) + 0.5, f64::from(py) + 0.5);
+        let (o, d) = camera.ray(u, v);
+        let mut rgb = shade(scene, &boxes, &texture, o, d, u, v);
+        // Light falls off toward the far corner; the cast tints every channel.
+        let falloff = 1.0 - scene.light_falloff * (0.5 * (u / w + v / h));
+        for (c, value) in rgb.iter_mut().enumerate() {
+            let lit = *value * falloff * scene.colour_cast[c] + noise.sample(&mut rng);
+            *value = lit.clamp(0.0, 255.0);
+        }
+        *pixel = Rgb([rgb[0] as u8, rgb[1] as u8, rgb[2] as u8]);
+    }
+    jpeg_round_trip(img, scene.jpeg_quality)
+}
+
+fn piece_box(model: &PieceModel, p: &TruePiece, camera: &PinholeCamera) -> PieceBox {
+    let (frontage, depth, height) = dimensions(model, p);
+    let a = p.heading_deg.to_radians();
+    let forward = (a.sin(), -a.cos());
+    let right = (a.cos(), a.sin());
+    let band = if p.marked {
+        match p.status {
+            Status::Fresh => depth / 2.0,
+            Status::Spent => depth / 3.0,
+        }
+    } else {
+        0.0
+    };
+    let r = 0.5 * frontage.hypot(depth) + 0.05;
+    let mut bbox = (
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for (dx, dy) in [(-r, -r), (r, -r), (r, r), (-r, r)] {
+        for z in [0.0, -height] {
+            if let Some((u, v)) = camera.project(Point3::new(p.x_in + dx, p.y_in + dy, z)) {
+                bbox = (bbox.0.min(u), bbox.1.min(v), bbox.2.max(u), bbox.3.max(v));
+            }
+        }
+    }
+    PieceBox {
+        cx: p.x_in,
+        cy: p.y_in,
+        right,
+        forward,
+        half_w: frontage / 2.0,
+        half_d: depth / 2.0,
+        h: height,
+        rgb: piece_rgb(&p.color),
+        band,
+        bbox,
+    }
+}
+
+/// The colour a ray sees, before light falloff, cast and noise.
+fn shade(
+    scene: &Scene,
+    boxes: &[PieceBox],
+    texture: &texture::MapTexture,
+    o: Point3<f64>,
+    d: Vector3<f64>,
+    u: f64,
+    v: f64,
+) -> [f64; 3] {
+    if let Some(hand) = &scene.hand {
+        let s = (-hand.height_in - o.z) / d.z;
+        let (x, y) = (o.x + s * d.x, o.y + s * d.y);
+        if in_hand(hand, x, y) {
+            return SKIN_RGB;
+        }
+    }
+    let mut best: Option<(f64, &PieceBox, u8, f64, f64)> = None;
+    for b in boxes {
+        if u < b.bbox.0 || u > b.bbox.2 || v < b.bbox.1 || v > b.bbox.3 {
+            continue;
+        }
+        if let Some((t, face, lx, ly)) = b.hit(o, d)
+            && best.is_none_or(|(bt, ..)| t < bt)
+        {
+            best = Some((t, b, face, lx, ly));
+        }
+    }
+    if let Some((_, b, face, _lx, ly)) = best {
+        return match face {
+            // The band runs along the front long edge of the top face.
+            0 if b.band > 0.0 && ly > b.half_d - b.band => BAND_RGB,
+            0 => b.rgb,
+            1 => b.rgb.map(|c| c * 0.62),
+            _ => b.rgb.map(|c| c * 0.5),
+        };
+    }
+    let s = -o.z / d.z;
+    let (x, y) = (o.x + s * d.x, o.y + s * d.y);
+    let mut rgb = map_colour(scene, texture, x, y);
+    // Soft shadows: full within the shifted footprint, fading over 0.15 in.
+    let mut light: f64 = 1.0;
+    for b in boxes {
+        let sd = b.shadow_distance(x, y, SHADOW_SHIFT);
+        if sd < 0.15 {
+            let k = ((0.15 - sd) / 0.3).clamp(0.0, 1.0);
+            light = light.min(1.0 - 0.4 * k);
+        }
+    }
+    if let Some(hand) = &scene.hand {
+        let shifted = |dx: f64| (x - dx * hand.height_in, y - SHADOW_SHIFT.1 * hand.height_in);
+        let (sx, sy) = shifted(SHADOW_SHIFT.0);
+        if in_hand(hand, sx, sy) {
+            light = light.min(0.7);
+        }
+    }
+    for c in &mut rgb {
+        *c *= light;
+    }
+    rgb
+}
+
+/// The forearm is a capsule 1.4 in wide ending in a hand 1.8 in across.
+fn in_hand(hand: &Hand, x: f64, y: f64) -> bool {
+    let (ax, ay) = (hand.from[0], hand.from[1]);
+    let (bx, by) = (hand.to[0], hand.to[1]);
+    let (vx, vy) = (bx - ax, by - ay);
+    let len2 = (vx * vx + vy * vy).max(1e-9);
+    let t = (((x - ax) * vx + (y - ay) * vy) / len2).clamp(0.0, 1.0);
+    let (px, py) = (ax + t * vx, ay + t * vy);
+    (x - px).hypot(y - py) <= 0.7 || (x - bx).hypot(y - by) <= 1.8
+}
+
+/// The map, the corner cards on it, and the table around it.
+fn map_colour(scene: &Scene, texture: &texture::MapTexture, x: f64, y: f64) -> [f64; 3] {
+    if x < 0.0 || y < 0.0 || x > scene.map_w_in || y > scene.map_h_in {
+        return TABLE_RGB;
+    }
+    // Corner cards: 2 in squares in the corners; the tag's centre is 1 in in.
+    let corners = [
+        (0.0, 0.0),
+        (scene.map_w_in - 2.0, 0.0),
+        (scene.map_w_in - 2.0, scene.map_h_in - 2.0),
+        (0.0, scene.map_h_in - 2.0),
+    ];
+    for (id, (cx, cy)) in corners.into_iter().enumerate() {
+        if x >= cx && x <= cx + 2.0 && y >= cy && y <= cy + 2.0 {
+            let cell = TAG_SIZE_IN / 8.0;
+            let (tx, ty) = (
+                x - (cx + 1.0 - TAG_SIZE_IN / 2.0),
+                y - (cy + 1.0 - TAG_SIZE_IN / 2.0),
+            );
+            let (i, j) = ((tx / cell).floor() as i32, (ty / cell).floor() as i32);
+            return match tags::cell_is_white(id, i, j) {
+                Some(false) => TAG_BLACK,
+                _ => CARD_RGB,
+            };
+        }
+    }
+    texture.sample(x, y)
+}
+
+/// The printed tag's size across its black border.
+pub const TAG_SIZE_IN: f64 = 1.5;
+
+fn jpeg_round_trip(img: RgbImage, quality: u8) -> RgbImage {
+    if quality >= 100 {
+        return img;
+    }
+    let mut bytes = Vec::new();
+    let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality);
+    if img.write_with_encoder(encoder).is_err() {
+        return img;
+    }
+    image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
+        .map(|i| i.into_rgb8())
+        .unwrap_or(img)
+}
