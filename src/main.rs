@@ -27,6 +27,8 @@ enum Command {
     Roll(cli::roll::Args),
     /// Serve the table to phones: live state, checks, dice and chits over HTTP and WebSocket.
     Serve(cli::serve::Args),
+    /// The pieces in one camera frame, in map inches.
+    Detect(cli::detect::Args),
     /// A synthetic frame of a random table, with its ground truth.
     Render(cli::render::Args),
     /// Measure a stage against ground truth: accuracy and speed.
@@ -36,6 +38,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum Bench {
+    /// The detector on rendered frames: recall, precision, centre and heading error, speed.
+    Vision(cli::bench_vision::Args),
     /// The tracker on scripted games: identity kept, events found, false moves.
     Track(cli::bench_track::Args),
 }
@@ -63,6 +67,8 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Roll(args) => cli::roll::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Render(args) => cli::render::run(args),
+        Command::Detect(args) => cli::detect::run(args),
         Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
+        Command::Bench(Bench::Vision(args)) => cli::bench_vision::run(args),
     }
 }

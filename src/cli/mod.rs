@@ -1,7 +1,9 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`.
 
 pub mod bench_track;
+pub mod bench_vision;
 pub mod check;
+pub mod detect;
 pub mod log;
 pub mod move_piece;
 pub mod render;

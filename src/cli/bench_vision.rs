@@ -1,0 +1,233 @@
+//! `aide bench vision`: the detector on rendered frames, against their ground truth.
+
+use std::time::Instant;
+
+use aide::model::PieceModel;
+use aide::sim::{self, Scene};
+use aide::vision::{self, Calibration, ColourModel, DetectOptions, DetectedPiece, Intrinsics};
+use serde::Serialize;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// 1080p frames.
+    #[arg(long, default_value_t = 50)]
+    pub frames: u64,
+    /// 4K frames.
+    #[arg(long, default_value_t = 10)]
+    pub frames_4k: u64,
+    /// Give the detector the renderer's camera (focal length and distortion), as a
+    /// calibrated camera file would; without it the focal length is estimated from the
+    /// tags and distortion is ignored.
+    #[arg(long)]
+    pub camera_file: bool,
+    /// First seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A detection counts as a truth piece's when it is within this distance.
+const MATCH_IN: f64 = 0.5;
+
+#[derive(Default, Serialize)]
+pub struct Tally {
+    frames: usize,
+    truth: usize,
+    found: usize,
+    detected: usize,
+    failed_frames: usize,
+    centre_err_in: Vec<f64>,
+    heading_err_deg: Vec<f64>,
+    status_right: usize,
+    colour_right: usize,
+    kind_right: usize,
+    frame_ms: Vec<f64>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let model = PieceModel::builtin("pub-battles")?;
+    let colours = ColourModel::builtin();
+    let mut report = Vec::new();
+    for (label, count, (w, h)) in [
+        ("1080p", args.frames, (1920, 1080)),
+        ("4K", args.frames_4k, (3840, 2160)),
+    ] {
+        let mut tally = Tally::default();
+        for seed in args.seed..args.seed + count {
+            let scene = sim::random_scene(seed, 36.0, 24.0, w, h);
+            let image = sim::render(&scene);
+            let intrinsics = args.camera_file.then(|| scene.pinhole().intrinsics);
+            let started = Instant::now();
+            let detection = detect(&image, &scene, intrinsics, &colours, &model);
+            tally
+                .frame_ms
+                .push(started.elapsed().as_secs_f64() * 1000.0);
+            tally.frames += 1;
+            tally.truth += scene.pieces.len();
+            match detection {
+                Some(pieces) => score(&scene, &pieces, &mut tally),
+                None => tally.failed_frames += 1,
+            }
+        }
+        report.push((label, tally));
+    }
+    let peak_kib = peak_memory_kib();
+    if args.json {
+        let tallies: Vec<_> = report
+            .iter()
+            .map(|(l, t)| serde_json::json!({"frames": l, "summary": summary(t)}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"camera_file": args.camera_file, "results": tallies, "peak_memory_kib": peak_kib})
+        );
+        return Ok(());
+    }
+    println!(
+        "aide bench vision ({}; match within {MATCH_IN} in)",
+        if args.camera_file {
+            "with the camera file"
+        } else {
+            "no camera file: focal length from the tags, distortion ignored"
+        }
+    );
+    for (label, t) in &report {
+        if t.frames == 0 {
+            continue;
+        }
+        let s = summary(t);
+        println!(
+            "{label}: {} frames ({} without the four tags), {} pieces",
+            t.frames, t.failed_frames, t.truth
+        );
+        println!(
+            "  recall {:.3}  precision {:.3}",
+            s["recall"].as_f64().unwrap_or(0.0),
+            s["precision"].as_f64().unwrap_or(0.0)
+        );
+        println!(
+            "  centre error median {:.3} in, p95 {:.3} in",
+            s["centre_median_in"].as_f64().unwrap_or(f64::NAN),
+            s["centre_p95_in"].as_f64().unwrap_or(f64::NAN)
+        );
+        println!(
+            "  heading error (marked blocks) median {:.2} deg, p95 {:.2} deg",
+            s["heading_median_deg"].as_f64().unwrap_or(f64::NAN),
+            s["heading_p95_deg"].as_f64().unwrap_or(f64::NAN)
+        );
+        println!(
+            "  status {:.3}, colour {:.3}, kind {:.3} of matched pieces right",
+            s["status_accuracy"].as_f64().unwrap_or(0.0),
+            s["colour_accuracy"].as_f64().unwrap_or(0.0),
+            s["kind_accuracy"].as_f64().unwrap_or(0.0)
+        );
+        println!(
+            "  time per frame median {:.1} ms (one thread)",
+            s["frame_median_ms"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    println!("peak memory {:.1} MiB", peak_kib as f64 / 1024.0);
+    Ok(())
+}
+
+fn detect(
+    image: &image::RgbImage,
+    scene: &Scene,
+    intrinsics: Option<Intrinsics>,
+    colours: &ColourModel,
+    model: &PieceModel,
+) -> Option<Vec<DetectedPiece>> {
+    let calib = Calibration::from_image(image, scene.map_w_in, scene.map_h_in, intrinsics).ok()?;
+    let none = |_: &str| None;
+    Some(
+        vision::detect(
+            image,
+            &calib,
+            &DetectOptions {
+                colours,
+                model,
+                facing_away: &none,
+            },
+        )
+        .pieces,
+    )
+}
+
+/// Pair detections with truth pieces, nearest first, each used once.
+fn score(scene: &Scene, pieces: &[DetectedPiece], t: &mut Tally) {
+    t.detected += pieces.len();
+    let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
+    for (i, truth) in scene.pieces.iter().enumerate() {
+        for (j, p) in pieces.iter().enumerate() {
+            let d = (truth.x_in - p.x_in).hypot(truth.y_in - p.y_in);
+            if d <= MATCH_IN {
+                pairs.push((d, i, j));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut used_t = vec![false; scene.pieces.len()];
+    let mut used_p = vec![false; pieces.len()];
+    for (d, i, j) in pairs {
+        if used_t[i] || used_p[j] {
+            continue;
+        }
+        used_t[i] = true;
+        used_p[j] = true;
+        let (truth, p) = (&scene.pieces[i], &pieces[j]);
+        t.found += 1;
+        t.centre_err_in.push(d);
+        if truth.marked && p.facing == vision::Facing::Marked {
+            t.heading_err_deg.push(aide::geom::heading_difference(
+                truth.heading_deg,
+                p.heading_deg,
+            ));
+        }
+        let kind = match truth.kind {
+            sim::Shape::Block => "block",
+            sim::Shape::Hq => "hq",
+        };
+        t.kind_right += usize::from(kind == p.kind);
+        t.status_right += usize::from(kind == "hq" || truth.status == p.status);
+        t.colour_right += usize::from(truth.color == p.color);
+    }
+}
+
+fn percentile(values: &[f64], q: f64) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then(|| v[((v.len() - 1) as f64 * q).round() as usize])
+}
+
+fn summary(t: &Tally) -> serde_json::Value {
+    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    serde_json::json!({
+        "frames": t.frames,
+        "frames_without_tags": t.failed_frames,
+        "pieces": t.truth,
+        "recall": ratio(t.found, t.truth),
+        "precision": ratio(t.found, t.detected),
+        "centre_median_in": percentile(&t.centre_err_in, 0.5),
+        "centre_p95_in": percentile(&t.centre_err_in, 0.95),
+        "heading_median_deg": percentile(&t.heading_err_deg, 0.5),
+        "heading_p95_deg": percentile(&t.heading_err_deg, 0.95),
+        "status_accuracy": ratio(t.status_right, t.found),
+        "colour_accuracy": ratio(t.colour_right, t.found),
+        "kind_accuracy": ratio(t.kind_right, t.found),
+        "frame_median_ms": percentile(&t.frame_ms, 0.5),
+    })
+}
+
+/// The process's peak resident memory (VmHWM), in KiB.
+fn peak_memory_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,124 @@
+//! `aide detect`: the pieces in one camera frame, in map inches.
+
+use std::path::{Path, PathBuf};
+
+use aide::model::PieceModel;
+use aide::scenario::Scenario;
+use aide::vision::{self, Calibration, ColourModel, DetectOptions, Intrinsics};
+use anyhow::Context;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The frame (PNG or JPEG).
+    pub image: PathBuf,
+    /// Map size in inches, WxH (e.g. 36x24).
+    #[arg(long, value_parser = super::parse_map)]
+    pub map: (f64, f64),
+    /// Camera file: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
+    #[arg(long)]
+    pub camera: Option<PathBuf>,
+    /// Colour model (TOML) learnt with `aide calibrate colors`; the default knows red and blue.
+    #[arg(long)]
+    pub colors: Option<PathBuf>,
+    /// Scenario whose sides' home edges give unmarked blocks their facing.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+    /// Print JSON instead of a table for a person.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let image = image::open(&args.image)
+        .with_context(|| format!("reading {}", args.image.display()))?
+        .into_rgb8();
+    let intrinsics = args.camera.as_deref().map(read_camera).transpose()?;
+    let colours = match &args.colors {
+        Some(path) => read_toml::<ColourModel>(path)?,
+        None => ColourModel::builtin(),
+    };
+    let scenario = args.scenario.as_deref().map(Scenario::load).transpose()?;
+    let model = match &scenario {
+        Some(s) => s.model.clone(),
+        None => PieceModel::builtin("pub-battles")?,
+    };
+    let (w, h) = args.map;
+    let calib = Calibration::from_image(&image, w, h, intrinsics)
+        .with_context(|| format!("{}", args.image.display()))?;
+    let facing_away = |colour: &str| {
+        scenario
+            .as_ref()
+            .and_then(|s| s.side(colour))
+            .map(|side| side.home_edge.facing_away_deg())
+    };
+    let detection = vision::detect(
+        &image,
+        &calib,
+        &DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &facing_away,
+        },
+    );
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "pieces": detection.pieces,
+                "disturbance": detection.disturbance,
+                "camera": {
+                    "over_in": [calib.camera_over().0, calib.camera_over().1],
+                    "height_in": calib.camera_over().2,
+                    "focal_px": calib.camera.intrinsics.fx,
+                    "focal_from_file": calib.focal_from_file,
+                    "reprojection_px": calib.reprojection_px,
+                },
+            }))?
+        );
+        return Ok(());
+    }
+    let (cx, cy, ch) = calib.camera_over();
+    println!(
+        "{}: {} pieces; camera {:.1} in above ({:.1}, {:.1}), tags fit to {:.2} px",
+        args.image.display(),
+        detection.pieces.len(),
+        ch,
+        cx,
+        cy,
+        calib.reprojection_px
+    );
+    for p in &detection.pieces {
+        println!(
+            "  {:5} {:5} ({:6.2}, {:6.2}) facing {:5.1} ({:?}), {:?}, {:.2} x {:.2} in, confidence {:.2}",
+            p.color,
+            p.kind,
+            p.x_in,
+            p.y_in,
+            p.heading_deg,
+            p.facing,
+            p.status,
+            p.length_in,
+            p.width_in,
+            p.confidence
+        );
+    }
+    if detection.disturbance > 0.01 {
+        println!(
+            "  {:.0}% of the map is covered (a hand?)",
+            100.0 * detection.disturbance
+        );
+    }
+    Ok(())
+}
+
+fn read_camera(path: &Path) -> anyhow::Result<Intrinsics> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a camera file", path.display()))
+}
+
+fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("{}", path.display()))
+}

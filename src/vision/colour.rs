@@ -1,0 +1,94 @@
+//! Telling the sides, the facing bands and hands apart by colour.
+//!
+//! A colour model names a hue window, a least saturation and a least value per side;
+//! everything else on the map (canvas, woods, rivers, lettering) falls outside them. The
+//! default knows red and blue blocks under ordinary light; `aide calibrate colors`
+//! learns a table's own from a frame.
+
+use serde::{Deserialize, Serialize};
+
+/// The built-in model, `models/colors-default.toml`.
+pub const DEFAULT: &str = include_str!("../../models/colors-default.toml");
+
+/// One side's paint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideColour {
+    /// The colour's name, which is the side id it is matched to ("red").
+    pub name: String,
+    /// Hue window centre and half width, degrees.
+    pub hue_deg: f64,
+    pub hue_tolerance_deg: f64,
+    pub min_saturation: f64,
+    pub min_value: f64,
+}
+
+/// The colours a detector looks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColourModel {
+    pub sides: Vec<SideColour>,
+    /// The off-white facing band: saturation at most, value at least.
+    pub band_max_saturation: f64,
+    pub band_min_value: f64,
+}
+
+impl ColourModel {
+    pub fn builtin() -> Self {
+        toml::from_str(DEFAULT).expect("the built-in colour model parses")
+    }
+
+    /// Which side's paint a pixel is, by index into `sides`.
+    pub fn side_of(&self, hsv: Hsv) -> Option<usize> {
+        self.sides.iter().position(|s| {
+            hue_distance(hsv.h, s.hue_deg) <= s.hue_tolerance_deg
+                && hsv.s >= s.min_saturation
+                && hsv.v >= s.min_value
+        })
+    }
+
+    pub fn is_band(&self, hsv: Hsv) -> bool {
+        hsv.s <= self.band_max_saturation && hsv.v >= self.band_min_value
+    }
+}
+
+/// Skin under table light: orange hues, moderate saturation, bright.
+pub fn is_skin(hsv: Hsv) -> bool {
+    (6.0..=30.0).contains(&hsv.h) && (0.22..=0.6).contains(&hsv.s) && hsv.v >= 0.55
+}
+
+/// Hue (degrees), saturation and value in [0, 1].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hsv {
+    pub h: f64,
+    pub s: f64,
+    pub v: f64,
+}
+
+impl Hsv {
+    pub fn from_rgb(rgb: [u8; 3]) -> Self {
+        let [r, g, b] = rgb.map(|c| f64::from(c) / 255.0);
+        let max = r.max(g).max(b);
+        let min = r.min(g).min(b);
+        let delta = max - min;
+        let h = if delta <= 0.0 {
+            0.0
+        } else if max == r {
+            60.0 * ((g - b) / delta).rem_euclid(6.0)
+        } else if max == g {
+            60.0 * ((b - r) / delta + 2.0)
+        } else {
+            60.0 * ((r - g) / delta + 4.0)
+        };
+        Self {
+            h,
+            s: if max > 0.0 { delta / max } else { 0.0 },
+            v: max,
+        }
+    }
+}
+
+pub fn hue_distance(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(360.0);
+    d.min(360.0 - d)
+}

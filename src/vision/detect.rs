@@ -1,0 +1,408 @@
+//! Finding the pieces: the frame is resampled onto the map plane, painted pixels are
+//! grouped into blobs per side, and each blob's lit top face is measured.
+//!
+//! Working on the map plane (not the raw frame) makes every block the same size in
+//! pixels wherever it stands and whatever the camera's tilt, so sizes decide what a blob
+//! is. The camera sees a block's top face, not its footprint: the top face stands 3/4 in
+//! (fresh) or 3/8 in (spent, HQ) above the map, so on the map plane it appears enlarged
+//! by H / (H - h) about the point under the camera and pushed away from it. Both are
+//! undone once the blob's width has told its height.
+
+use image::RgbImage;
+use imageproc::region_labelling::{Connectivity, connected_components};
+use nalgebra::Point3;
+use serde::{Deserialize, Serialize};
+
+use super::calib::Calibration;
+use super::colour::{ColourModel, Hsv, is_skin};
+use crate::model::PieceModel;
+use crate::table::{Status, UnitKind};
+
+/// Map-plane resolution the detector works at.
+pub const PX_PER_IN: f64 = 20.0;
+
+/// How a piece's heading was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Facing {
+    /// From the off-white band on its front.
+    Marked,
+    /// No band: facing away from its side's home edge.
+    Inferred,
+    /// No band and no home edge to infer from: one of the two normals, arbitrarily.
+    Unknown,
+}
+
+/// A piece found in a frame, in map inches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetectedPiece {
+    /// "block" or "hq".
+    pub kind: String,
+    pub color: String,
+    pub x_in: f64,
+    pub y_in: f64,
+    pub heading_deg: f64,
+    pub status: Status,
+    pub facing: Facing,
+    /// The footprint measured, after the height correction.
+    pub length_in: f64,
+    pub width_in: f64,
+    /// How well the measured size fits the model's: 1 exact, toward 0 for a poor fit.
+    pub confidence: f64,
+}
+
+/// Everything the detector made of one frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Detection {
+    pub pieces: Vec<DetectedPiece>,
+    /// Fraction of the map covered by skin-coloured pixels (hands and arms).
+    pub disturbance: f64,
+}
+
+/// What to look for and how to tell facing without a band.
+pub struct DetectOptions<'a> {
+    pub colours: &'a ColourModel,
+    pub model: &'a PieceModel,
+    /// The heading that faces away from each side's home edge, by colour name.
+    pub facing_away: &'a dyn Fn(&str) -> Option<f64>,
+}
+
+/// Detect the pieces of one frame.
+pub fn detect(image: &RgbImage, calib: &Calibration, options: &DetectOptions) -> Detection {
+    let plane = MapPlane::resample(image, calib);
+    let n_sides = options.colours.sides.len();
+    let mut masks = vec![image::GrayImage::new(plane.w, plane.h); n_sides];
+    let mut band = vec![false; (plane.w * plane.h) as usize];
+    let mut skin = 0usize;
+    let mut on_map = 0usize;
+    for y in 0..plane.h {
+        for x in 0..plane.w {
+            let Some(rgb) = plane.at(x, y) else { continue };
+            on_map += 1;
+            let hsv = Hsv::from_rgb(rgb);
+            if let Some(side) = options.colours.side_of(hsv) {
+                masks[side].put_pixel(x, y, image::Luma([255]));
+            } else if options.colours.is_band(hsv) {
+                band[(y * plane.w + x) as usize] = true;
+            } else if is_skin(hsv) {
+                skin += 1;
+            }
+        }
+    }
+    let (cam_x, cam_y, cam_h) = calib.camera_over();
+    let mut pieces = Vec::new();
+    for (side, mask) in masks.iter().enumerate() {
+        let name = &options.colours.sides[side].name;
+        let labels = connected_components(mask, Connectivity::Eight, image::Luma([0u8]));
+        let mut blobs: Vec<Vec<(u32, u32)>> = Vec::new();
+        for (x, y, l) in labels.enumerate_pixels() {
+            let l = l.0[0] as usize;
+            if l == 0 {
+                continue;
+            }
+            if blobs.len() < l {
+                blobs.resize(l, Vec::new());
+            }
+            blobs[l - 1].push((x, y));
+        }
+        for blob in blobs {
+            if let Some(piece) = measure(&blob, &plane, &band, name, (cam_x, cam_y, cam_h), options)
+            {
+                pieces.push(piece);
+            }
+        }
+    }
+    Detection {
+        pieces,
+        disturbance: if on_map == 0 {
+            0.0
+        } else {
+            skin as f64 / on_map as f64
+        },
+    }
+}
+
+/// The frame resampled onto the map plane (z = 0) at [`PX_PER_IN`].
+struct MapPlane {
+    w: u32,
+    h: u32,
+    /// `None` where the map point falls outside the frame, or on a corner card.
+    pixels: Vec<Option<[u8; 3]>>,
+}
+
+impl MapPlane {
+    fn resample(image: &RgbImage, calib: &Calibration) -> Self {
+        let w = (calib.map_w_in * PX_PER_IN).round() as u32;
+        let h = (calib.map_h_in * PX_PER_IN).round() as u32;
+        let mut pixels = Vec::with_capacity((w * h) as usize);
+        let card = 2.0 * PX_PER_IN;
+        for y in 0..h {
+            for x in 0..w {
+                let (fx, fy) = (f64::from(x), f64::from(y));
+                let near = |v: f64, max: u32| v < card || v > f64::from(max) - card;
+                if near(fx, w) && near(fy, h) {
+                    pixels.push(None);
+                    continue;
+                }
+                let p = Point3::new((fx + 0.5) / PX_PER_IN, (fy + 0.5) / PX_PER_IN, 0.0);
+                pixels.push(
+                    calib
+                        .camera
+                        .project(p)
+                        .and_then(|(u, v)| bilinear(image, u, v)),
+                );
+            }
+        }
+        Self { w, h, pixels }
+    }
+
+    fn at(&self, x: u32, y: u32) -> Option<[u8; 3]> {
+        self.pixels[(y * self.w + x) as usize]
+    }
+}
+
+fn bilinear(image: &RgbImage, u: f64, v: f64) -> Option<[u8; 3]> {
+    let (x, y) = (u - 0.5, v - 0.5);
+    if x < 0.0 || y < 0.0 {
+        return None;
+    }
+    let (x0, y0) = (x.floor() as u32, y.floor() as u32);
+    if x0 + 1 >= image.width() || y0 + 1 >= image.height() {
+        return None;
+    }
+    let (fx, fy) = (x - x.floor(), y - y.floor());
+    let p = |dx, dy| image.get_pixel(x0 + dx, y0 + dy).0.map(f64::from);
+    let (a, b, c, d) = (p(0, 0), p(1, 0), p(0, 1), p(1, 1));
+    let mut out = [0u8; 3];
+    for i in 0..3 {
+        let top = a[i] * (1.0 - fx) + b[i] * fx;
+        let bottom = c[i] * (1.0 - fx) + d[i] * fx;
+        out[i] = (top * (1.0 - fy) + bottom * fy).round() as u8;
+    }
+    Some(out)
+}
+
+/// Measure one blob of a side's paint; `None` when it is no piece (a road line, a speck).
+fn measure(
+    blob: &[(u32, u32)],
+    plane: &MapPlane,
+    band: &[bool],
+    colour: &str,
+    camera: (f64, f64, f64),
+    options: &DetectOptions,
+) -> Option<DetectedPiece> {
+    let block = options.model.shape(UnitKind::Infantry)?;
+    let hq = options.model.shape(UnitKind::Hq)?;
+    let px_area = |w: f64, d: f64| w * d * PX_PER_IN * PX_PER_IN;
+    // Smaller than half an HQ cube's top: a speck.
+    if (blob.len() as f64) < 0.5 * px_area(hq.frontage_in, hq.depth_fresh_in) {
+        return None;
+    }
+    // The lit top face: the brighter part of the blob (the sides are in shade).
+    let mut values: Vec<f64> = blob
+        .iter()
+        .filter_map(|&(x, y)| plane.at(x, y))
+        .map(|rgb| Hsv::from_rgb(rgb).v)
+        .collect();
+    values.sort_by(f64::total_cmp);
+    let bright = values[(values.len() * 9) / 10];
+    let top: Vec<[f64; 2]> = blob
+        .iter()
+        .filter(|&&(x, y)| {
+            plane
+                .at(x, y)
+                .is_some_and(|rgb| Hsv::from_rgb(rgb).v >= 0.8 * bright)
+        })
+        .map(|&(x, y)| [f64::from(x) + 0.5, f64::from(y) + 0.5])
+        .collect();
+    if top.len() < 4 {
+        return None;
+    }
+    let axes = principal_axes(&top);
+    // Band pixels next to the painted top, on either long side.
+    let band_pts = band_beside(&top, &axes, plane, band);
+    let (mut lo_n, mut hi_n) = extent(&top, axes.centre, axes.normal);
+    let (lo_l, hi_l) = extent(&top, axes.centre, axes.along);
+    let mut front_sign = 0.0;
+    let painted_width = hi_n - lo_n;
+    if band_pts.len() as f64 >= 0.25 * (hi_l - lo_l) * (0.1 * PX_PER_IN) {
+        let mean: f64 = band_pts
+            .iter()
+            .map(|p| dot(sub(*p, axes.centre), axes.normal))
+            .sum::<f64>()
+            / band_pts.len() as f64;
+        front_sign = mean.signum();
+        let (b_lo, b_hi) = extent(&band_pts, axes.centre, axes.normal);
+        lo_n = lo_n.min(b_lo);
+        hi_n = hi_n.max(b_hi);
+    }
+    // Sizes on the map plane, in inches, before the height correction.
+    let length0 = (hi_l - lo_l + 1.0) / PX_PER_IN;
+    let width0 = (hi_n - lo_n + 1.0) / PX_PER_IN;
+    let thin_line = painted_width + 1.0 < 0.12 * PX_PER_IN;
+    if thin_line || length0 > 1.5 * block.frontage_in {
+        return None;
+    }
+    // Which shape and status fits the measured size best, once scaled back to its height.
+    let (_, _, cam_h) = camera;
+    let candidates = [
+        (
+            "block",
+            Status::Fresh,
+            block.frontage_in,
+            block.depth_fresh_in,
+            block.height_fresh_in,
+        ),
+        (
+            "block",
+            Status::Spent,
+            block.frontage_in,
+            block.depth_spent_in,
+            block.height_spent_in,
+        ),
+        (
+            "hq",
+            Status::Fresh,
+            hq.frontage_in,
+            hq.depth_fresh_in,
+            hq.height_fresh_in,
+        ),
+    ];
+    let (kind, status, height, err) = candidates
+        .iter()
+        .map(|&(kind, status, f, d, h)| {
+            let k = (cam_h - h) / cam_h;
+            let err = ((length0 * k - f) / f).abs() + ((width0 * k - d) / d).abs();
+            (kind, status, h, err)
+        })
+        .min_by(|a, b| a.3.total_cmp(&b.3))?;
+    if err > 0.9 {
+        return None;
+    }
+    let k = (cam_h - height) / cam_h;
+    // The top face's centre, taken back down the camera's ray to the footprint.
+    let mid_n = 0.5 * (lo_n + hi_n);
+    let mid_l = 0.5 * (lo_l + hi_l);
+    let top_centre = [
+        (axes.centre[0] + mid_n * axes.normal[0] + mid_l * axes.along[0]) / PX_PER_IN,
+        (axes.centre[1] + mid_n * axes.normal[1] + mid_l * axes.along[1]) / PX_PER_IN,
+    ];
+    let x_in = camera.0 + (top_centre[0] - camera.0) * k;
+    let y_in = camera.1 + (top_centre[1] - camera.1) * k;
+    // Heading: the normal toward the band; else away from the home edge.
+    let (heading_deg, facing) = if kind == "hq" {
+        (heading_of(axes.normal).rem_euclid(90.0), Facing::Unknown)
+    } else if front_sign != 0.0 {
+        (heading_of(scale(axes.normal, front_sign)), Facing::Marked)
+    } else {
+        let n = heading_of(axes.normal);
+        match (options.facing_away)(colour) {
+            Some(away) => {
+                let pick = if crate::geom::heading_difference(n, away) <= 90.0 {
+                    n
+                } else {
+                    (n + 180.0).rem_euclid(360.0)
+                };
+                (pick, Facing::Inferred)
+            }
+            None => (n, Facing::Unknown),
+        }
+    };
+    Some(DetectedPiece {
+        kind: kind.to_owned(),
+        color: colour.to_owned(),
+        x_in,
+        y_in,
+        heading_deg,
+        status,
+        facing,
+        length_in: length0 * k,
+        width_in: width0 * k,
+        confidence: (1.0 - err).clamp(0.0, 1.0),
+    })
+}
+
+struct Axes {
+    centre: [f64; 2],
+    /// Unit vector along the blob's long axis, and its normal.
+    along: [f64; 2],
+    normal: [f64; 2],
+}
+
+/// Centre and axes of a point set from its second moments.
+fn principal_axes(points: &[[f64; 2]]) -> Axes {
+    let n = points.len() as f64;
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(x, y), p| (x + p[0] / n, y + p[1] / n));
+    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
+    for p in points {
+        let (dx, dy) = (p[0] - mx, p[1] - my);
+        sxx += dx * dx;
+        syy += dy * dy;
+        sxy += dx * dy;
+    }
+    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    Axes {
+        centre: [mx, my],
+        along: [angle.cos(), angle.sin()],
+        normal: [-angle.sin(), angle.cos()],
+    }
+}
+
+/// Band pixels within a band's depth of the painted top, beside its long sides.
+fn band_beside(top: &[[f64; 2]], axes: &Axes, plane: &MapPlane, band: &[bool]) -> Vec<[f64; 2]> {
+    let (lo_l, hi_l) = extent(top, axes.centre, axes.along);
+    let (lo_n, hi_n) = extent(top, axes.centre, axes.normal);
+    let reach = 0.45 * PX_PER_IN;
+    let mut out = Vec::new();
+    let steps_l = (hi_l - lo_l).ceil() as i32;
+    let steps_n = reach.ceil() as i32;
+    for i in 0..=steps_l {
+        let l = lo_l + f64::from(i);
+        for (edge, sign) in [(hi_n, 1.0), (lo_n, -1.0)] {
+            for j in 1..=steps_n {
+                let nrm = edge + sign * f64::from(j);
+                let p = [
+                    axes.centre[0] + l * axes.along[0] + nrm * axes.normal[0],
+                    axes.centre[1] + l * axes.along[1] + nrm * axes.normal[1],
+                ];
+                let (x, y) = (p[0].floor(), p[1].floor());
+                if x < 0.0 || y < 0.0 || x >= f64::from(plane.w) || y >= f64::from(plane.h) {
+                    break;
+                }
+                if band[(y as u32 * plane.w + x as u32) as usize] {
+                    out.push(p);
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The 2nd and 98th percentile of the points' offsets along `axis` from `centre`.
+fn extent(points: &[[f64; 2]], centre: [f64; 2], axis: [f64; 2]) -> (f64, f64) {
+    let mut d: Vec<f64> = points.iter().map(|p| dot(sub(*p, centre), axis)).collect();
+    d.sort_by(f64::total_cmp);
+    let pick = |q: f64| d[((d.len() - 1) as f64 * q).round() as usize];
+    (pick(0.02), pick(0.98))
+}
+
+fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+fn sub(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+fn scale(a: [f64; 2], s: f64) -> [f64; 2] {
+    [a[0] * s, a[1] * s]
+}
+
+/// The heading a map-plane direction points along (0 toward the map's top, clockwise).
+fn heading_of(d: [f64; 2]) -> f64 {
+    d[0].atan2(-d[1]).to_degrees().rem_euclid(360.0)
+}
