@@ -72,8 +72,7 @@ pub fn detect(image: &RgbImage, calib: &Calibration, options: &DetectOptions) ->
     let plane = MapPlane::resample(image, calib);
     let n_sides = options.colours.sides.len();
     let mut masks = vec![image::GrayImage::new(plane.w, plane.h); n_sides];
-    let mut band = vec![false; (plane.w * plane.h) as usize];
-    let mut skin = 0usize;
+    let mut skin = image::GrayImage::new(plane.w, plane.h);
     let mut on_map = 0usize;
     for y in 0..plane.h {
         for x in 0..plane.w {
@@ -82,15 +81,17 @@ pub fn detect(image: &RgbImage, calib: &Calibration, options: &DetectOptions) ->
             let hsv = Hsv::from_rgb(rgb);
             if let Some(side) = options.colours.side_of(hsv) {
                 masks[side].put_pixel(x, y, image::Luma([255]));
-            } else if options.colours.is_band(hsv) {
-                band[(y * plane.w + x) as usize] = true;
             } else if is_skin(hsv) {
-                skin += 1;
+                skin.put_pixel(x, y, image::Luma([255]));
             }
         }
     }
+    // A hand is a large skin-coloured area; a tan road or a label is thin. Eroding by
+    // 0.15 in leaves the one and removes the other.
+    let skin = imageproc::morphology::erode(&skin, imageproc::distance_transform::Norm::LInf, 3);
+    let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
     let (cam_x, cam_y, cam_h) = calib.camera_over();
-    let mut pieces = Vec::new();
+    let mut found: Vec<(DetectedPiece, f64)> = Vec::new();
     for (side, mask) in masks.iter().enumerate() {
         let name = &options.colours.sides[side].name;
         let labels = connected_components(mask, Connectivity::Eight, image::Luma([0u8]));
@@ -106,20 +107,41 @@ pub fn detect(image: &RgbImage, calib: &Calibration, options: &DetectOptions) ->
             blobs[l - 1].push((x, y));
         }
         for blob in blobs {
-            if let Some(piece) = measure(&blob, &plane, &band, name, (cam_x, cam_y, cam_h), options)
-            {
-                pieces.push(piece);
+            let camera = (cam_x, cam_y, cam_h);
+            if let Some(piece) = measure(&blob, &plane, name, camera, options) {
+                found.push(piece);
             }
         }
     }
     Detection {
-        pieces,
+        pieces: drop_side_faces(found),
         disturbance: if on_map == 0 {
             0.0
         } else {
-            skin as f64 / on_map as f64
+            skin_px as f64 / on_map as f64
         },
     }
+}
+
+/// A block's front side can show as a blob of its own, cut off from the painted top by
+/// the facing band. It is in shade: a blob of the same paint next to a much brighter one
+/// is that brighter piece's side, not a piece.
+fn drop_side_faces(found: Vec<(DetectedPiece, f64)>) -> Vec<DetectedPiece> {
+    let keep: Vec<bool> = found
+        .iter()
+        .map(|(p, bright)| {
+            !found.iter().any(|(q, q_bright)| {
+                q.color == p.color
+                    && *q_bright > 1.15 * bright
+                    && (q.x_in - p.x_in).hypot(q.y_in - p.y_in) < 0.5 * q.length_in + 0.4
+            })
+        })
+        .collect();
+    found
+        .into_iter()
+        .zip(keep)
+        .filter_map(|((p, _), k)| k.then_some(p))
+        .collect()
 }
 
 /// The frame resampled onto the map plane (z = 0) at [`PX_PER_IN`].
@@ -134,6 +156,7 @@ impl MapPlane {
     fn resample(image: &RgbImage, calib: &Calibration) -> Self {
         let w = (calib.map_w_in * PX_PER_IN).round() as u32;
         let h = (calib.map_h_in * PX_PER_IN).round() as u32;
+        let gains = white_balance(image, calib);
         let mut pixels = Vec::with_capacity((w * h) as usize);
         let card = 2.0 * PX_PER_IN;
         for y in 0..h {
@@ -149,7 +172,14 @@ impl MapPlane {
                     calib
                         .camera
                         .project(p)
-                        .and_then(|(u, v)| bilinear(image, u, v)),
+                        .and_then(|(u, v)| bilinear(image, u, v))
+                        .map(|rgb| {
+                            let mut out = [0u8; 3];
+                            for c in 0..3 {
+                                out[c] = (f64::from(rgb[c]) * gains[c]).round().min(255.0) as u8;
+                            }
+                            out
+                        }),
                 );
             }
         }
@@ -159,6 +189,46 @@ impl MapPlane {
     fn at(&self, x: u32, y: u32) -> Option<[u8; 3]> {
         self.pixels[(y * self.w + x) as usize]
     }
+}
+
+/// Per-channel gains that make the corner cards' white margins grey: the light's colour
+/// cast taken out, its brightness kept, so paint and band colours read the same under a
+/// warm pub lamp as under daylight.
+fn white_balance(image: &RgbImage, calib: &Calibration) -> [f64; 3] {
+    let (mw, mh) = (calib.map_w_in, calib.map_h_in);
+    let mut samples: [Vec<f64>; 3] = Default::default();
+    // The 0.25 in margin between a card's edge and its tag, sampled 0.12 in in.
+    for (x0, y0) in [
+        (0.0, 0.0),
+        (mw - 2.0, 0.0),
+        (mw - 2.0, mh - 2.0),
+        (0.0, mh - 2.0),
+    ] {
+        for k in 0..16 {
+            let t = 0.2 + 1.6 * f64::from(k) / 15.0;
+            for (x, y) in [(t, 0.12), (t, 1.88), (0.12, t), (1.88, t)] {
+                let p = Point3::new(x0 + x, y0 + y, 0.0);
+                if let Some(rgb) = calib
+                    .camera
+                    .project(p)
+                    .and_then(|(u, v)| bilinear(image, u, v))
+                {
+                    for c in 0..3 {
+                        samples[c].push(f64::from(rgb[c]));
+                    }
+                }
+            }
+        }
+    }
+    let medians = samples.map(|mut v| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    });
+    let grey = medians.iter().sum::<f64>() / 3.0;
+    if medians.iter().any(|m| *m < 40.0) {
+        return [1.0; 3]; // the cards are not lit enough to tell
+    }
+    medians.map(|m| grey / m)
 }
 
 fn bilinear(image: &RgbImage, u: f64, v: f64) -> Option<[u8; 3]> {
@@ -186,11 +256,10 @@ fn bilinear(image: &RgbImage, u: f64, v: f64) -> Option<[u8; 3]> {
 fn measure(
     blob: &[(u32, u32)],
     plane: &MapPlane,
-    band: &[bool],
     colour: &str,
     camera: (f64, f64, f64),
     options: &DetectOptions,
-) -> Option<DetectedPiece> {
+) -> Option<(DetectedPiece, f64)> {
     let block = options.model.shape(UnitKind::Infantry)?;
     let hq = options.model.shape(UnitKind::Hq)?;
     let px_area = |w: f64, d: f64| w * d * PX_PER_IN * PX_PER_IN;
@@ -220,7 +289,7 @@ fn measure(
     }
     let axes = principal_axes(&top);
     // Band pixels next to the painted top, on either long side.
-    let band_pts = band_beside(&top, &axes, plane, band);
+    let band_pts = band_beside(&top, &axes, plane, options.colours, bright);
     let (mut lo_n, mut hi_n) = extent(&top, axes.centre, axes.normal);
     let (lo_l, hi_l) = extent(&top, axes.centre, axes.along);
     let mut front_sign = 0.0;
@@ -308,18 +377,21 @@ fn measure(
             None => (n, Facing::Unknown),
         }
     };
-    Some(DetectedPiece {
-        kind: kind.to_owned(),
-        color: colour.to_owned(),
-        x_in,
-        y_in,
-        heading_deg,
-        status,
-        facing,
-        length_in: length0 * k,
-        width_in: width0 * k,
-        confidence: (1.0 - err).clamp(0.0, 1.0),
-    })
+    Some((
+        DetectedPiece {
+            kind: kind.to_owned(),
+            color: colour.to_owned(),
+            x_in,
+            y_in,
+            heading_deg,
+            status,
+            facing,
+            length_in: length0 * k,
+            width_in: width0 * k,
+            confidence: (1.0 - err).clamp(0.0, 1.0),
+        },
+        bright,
+    ))
 }
 
 struct Axes {
@@ -350,8 +422,22 @@ fn principal_axes(points: &[[f64; 2]]) -> Axes {
     }
 }
 
-/// Band pixels within a band's depth of the painted top, beside its long sides.
-fn band_beside(top: &[[f64; 2]], axes: &Axes, plane: &MapPlane, band: &[bool]) -> Vec<[f64; 2]> {
+/// Band pixels within a band's depth of the painted top, beside its long sides. The
+/// band is off-white: unsaturated and brighter than the paint beside it, whatever the
+/// light is like in that part of the frame. One mixed pixel at the paint's edge is
+/// stepped over.
+fn band_beside(
+    top: &[[f64; 2]],
+    axes: &Axes,
+    plane: &MapPlane,
+    colours: &ColourModel,
+    painted_v: f64,
+) -> Vec<[f64; 2]> {
+    let is_band = |rgb: [u8; 3]| {
+        let hsv = Hsv::from_rgb(rgb);
+        hsv.s <= colours.band_max_saturation
+            && hsv.v >= colours.band_min_value.min(1.05 * painted_v)
+    };
     let (lo_l, hi_l) = extent(top, axes.centre, axes.along);
     let (lo_n, hi_n) = extent(top, axes.centre, axes.normal);
     let reach = 0.45 * PX_PER_IN;
@@ -371,9 +457,9 @@ fn band_beside(top: &[[f64; 2]], axes: &Axes, plane: &MapPlane, band: &[bool]) -
                 if x < 0.0 || y < 0.0 || x >= f64::from(plane.w) || y >= f64::from(plane.h) {
                     break;
                 }
-                if band[(y as u32 * plane.w + x as u32) as usize] {
+                if plane.at(x as u32, y as u32).is_some_and(is_band) {
                     out.push(p);
-                } else {
+                } else if j > 1 {
                     break;
                 }
             }
