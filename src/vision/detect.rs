@@ -288,13 +288,20 @@ fn measure(
         return None;
     }
     let axes = principal_axes(&top);
-    // Band pixels next to the painted top, on either long side.
-    let band_pts = band_beside(&top, &axes, plane, options.colours, bright);
     let (mut lo_n, mut hi_n) = extent(&top, axes.centre, axes.normal);
     let (lo_l, hi_l) = extent(&top, axes.centre, axes.along);
+    // Band pixels next to the painted top, on either long side; HQ cubes (painted tops
+    // far shorter than a block) carry none, so a pale map spot beside one is not read
+    // as a band.
+    let cube = (hi_l - lo_l + 1.0) / PX_PER_IN < 0.5 * block.frontage_in;
+    let band_pts = if cube {
+        Vec::new()
+    } else {
+        band_beside(&top, &axes, plane, options.colours, bright)
+    };
     let mut front_sign = 0.0;
     let painted_width = hi_n - lo_n;
-    if band_pts.len() as f64 >= 0.25 * (hi_l - lo_l) * (0.1 * PX_PER_IN) {
+    if !cube && band_pts.len() as f64 >= 0.25 * (hi_l - lo_l) * (0.1 * PX_PER_IN) {
         let mean: f64 = band_pts
             .iter()
             .map(|p| dot(sub(*p, axes.centre), axes.normal))

@@ -1,0 +1,245 @@
+//! The detector on rendered frames, against the renderer's ground truth.
+
+use aide::model::PieceModel;
+use aide::sim::{self, Hand, Scene};
+use aide::vision::{
+    self, Calibration, ColourModel, DetectOptions, Detection, Facing, Intrinsics, VisionError,
+};
+
+fn detect(scene: &Scene, camera_file: bool) -> (Calibration, Detection) {
+    let image = sim::render(scene);
+    let intrinsics = camera_file.then(|| scene.pinhole().intrinsics);
+    let calib = Calibration::from_image(&image, scene.map_w_in, scene.map_h_in, intrinsics)
+        .expect("the four tags are in view");
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let colours = ColourModel::builtin();
+    let none = |_: &str| None;
+    let detection = vision::detect(
+        &image,
+        &calib,
+        &DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &none,
+        },
+    );
+    (calib, detection)
+}
+
+/// Each truth piece with the nearest detection of its colour, and that distance.
+fn nearest<'a>(scene: &Scene, d: &'a Detection) -> Vec<(f64, Option<&'a vision::DetectedPiece>)> {
+    scene
+        .pieces
+        .iter()
+        .map(|t| {
+            d.pieces
+                .iter()
+                .filter(|p| p.color == t.color)
+                .map(|p| ((p.x_in - t.x_in).hypot(p.y_in - t.y_in), Some(p)))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .unwrap_or((f64::INFINITY, None))
+        })
+        .collect()
+}
+
+#[test]
+fn every_piece_of_a_rendered_table_is_found_within_a_sixteenth_of_an_inch() {
+    let scene = sim::random_scene(21, 36.0, 24.0, 1280, 720);
+    let (calib, d) = detect(&scene, true);
+    assert!(
+        calib.reprojection_px < 1.0,
+        "tags fit to {} px",
+        calib.reprojection_px
+    );
+    let pairs = nearest(&scene, &d);
+    let found = pairs.iter().filter(|(e, _)| *e <= 0.5).count();
+    assert_eq!(found, scene.pieces.len(), "every piece found");
+    assert_eq!(
+        d.pieces.len(),
+        scene.pieces.len(),
+        "nothing found twice or made up"
+    );
+    let mut errors: Vec<f64> = pairs.iter().map(|(e, _)| *e).collect();
+    errors.sort_by(f64::total_cmp);
+    let median = errors[errors.len() / 2];
+    assert!(median <= 1.0 / 16.0, "median centre error {median:.3} in");
+    for (truth, (_, seen)) in scene.pieces.iter().zip(&pairs) {
+        let seen = seen.unwrap();
+        let kind = if truth.kind == sim::Shape::Hq {
+            "hq"
+        } else {
+            "block"
+        };
+        assert_eq!(seen.kind, kind, "{truth:?}");
+        if kind == "block" {
+            assert_eq!(seen.status, truth.status, "{truth:?} seen as {seen:?}");
+        }
+        if truth.marked {
+            assert_eq!(seen.facing, Facing::Marked, "{truth:?}");
+            let off = aide::geom::heading_difference(seen.heading_deg, truth.heading_deg);
+            assert!(off < 3.0, "{truth:?} seen facing {}", seen.heading_deg);
+        }
+    }
+    assert!(
+        d.disturbance < 0.002,
+        "no hand, {:.4} covered",
+        d.disturbance
+    );
+}
+
+#[test]
+fn the_camera_sees_the_top_face_and_the_detector_puts_it_back_on_the_footprint() {
+    // One fresh block 14 in to the side of a camera 26 in up: its top face, 0.75 in
+    // above the map, lands 0.75 / (26 - 0.75) x 14 = 0.42 in farther out on the map
+    // plane than its footprint.
+    let mut scene = sim::random_scene(5, 36.0, 24.0, 1280, 720);
+    scene.camera.height_in = 26.0;
+    scene.camera.offset_x_in = 0.0;
+    scene.camera.offset_y_in = 0.0;
+    scene.camera.yaw_deg = 0.0;
+    scene.pieces.retain(|p| p.kind == sim::Shape::Block);
+    scene.pieces.truncate(1);
+    let piece = &mut scene.pieces[0];
+    (piece.x_in, piece.y_in, piece.status, piece.heading_deg) =
+        (18.0 + 14.0, 12.0, aide::table::Status::Fresh, 0.0);
+    let (calib, d) = detect(&scene, true);
+    let (cx, cy, ch) = calib.camera_over();
+    assert!((ch - 26.0).abs() < 0.1 && (cx - 18.0).abs() < 0.1 && (cy - 12.0).abs() < 0.1);
+    let seen = &d.pieces[0];
+    let uncorrected: f64 = 0.75 / (26.0 - 0.75) * 14.0;
+    assert!((uncorrected - 0.4158).abs() < 1e-3);
+    let error = (seen.x_in - 32.0).hypot(seen.y_in - 12.0);
+    assert!(
+        error < 0.03,
+        "corrected centre {:.3} in off (uncorrected: {uncorrected:.2} in)",
+        error
+    );
+}
+
+#[test]
+fn a_hand_over_the_table_is_measured_as_disturbance() {
+    let mut scene = sim::random_scene(8, 36.0, 24.0, 960, 540);
+    scene.hand = Some(Hand {
+        from: [20.0, 30.0],
+        to: [18.0, 13.0],
+        height_in: 4.0,
+    });
+    let (_, d) = detect(&scene, true);
+    // A 1.4 in forearm and a 1.8 in hand: several square inches of an 864 sq in map,
+    // less what the eroded edge loses.
+    assert!(d.disturbance > 0.01, "{:.4} covered", d.disturbance);
+}
+
+#[test]
+fn a_frame_without_all_four_tags_names_the_ones_it_saw() {
+    let scene = sim::random_scene(3, 36.0, 24.0, 960, 540);
+    let mut image = sim::render(&scene);
+    // Cover the bottom-left card (id 3) with a dark hand-sized patch.
+    let (u, v) = scene
+        .pinhole()
+        .project(nalgebra::Point3::new(1.0, 23.0, 0.0))
+        .unwrap();
+    for y in (v as u32).saturating_sub(40)..(v as u32 + 40).min(image.height()) {
+        for x in (u as u32).saturating_sub(40)..(u as u32 + 40).min(image.width()) {
+            image.put_pixel(x, y, image::Rgb([60, 40, 30]));
+        }
+    }
+    let err = Calibration::from_image(&image, 36.0, 24.0, None).unwrap_err();
+    assert_eq!(
+        err,
+        VisionError::TagsNotFound {
+            seen: vec![0, 1, 2]
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the four corner tags (tag36h11 ids 0-3) are not all in view: saw [0, 1, 2]"
+    );
+}
+
+#[test]
+fn undistorting_a_distorted_point_gives_it_back() {
+    let lens = Intrinsics {
+        fx: 1400.0,
+        fy: 1400.0,
+        cx: 960.0,
+        cy: 540.0,
+        dist: [-0.12, 0.05, 0.001, -0.0005, 0.0],
+    };
+    for (u, v) in [(0.0, 0.0), (1919.0, 0.0), (960.0, 540.0), (100.0, 1000.0)] {
+        let (x, y) = lens.pixel_to_normalized(u, v);
+        let (u2, v2) = lens.normalized_to_pixel(x, y);
+        assert!(
+            (u - u2).abs() < 1e-6 && (v - v2).abs() < 1e-6,
+            "({u},{v}) -> ({u2},{v2})"
+        );
+    }
+}
+
+#[test]
+fn aide_detect_prints_the_pieces_as_json_and_refuses_a_frame_without_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let aide = env!("CARGO_BIN_EXE_aide");
+    let out = dir.path().display().to_string();
+    let status = std::process::Command::new(aide)
+        .args([
+            "render", "--seed", "4", "--width", "960", "--height", "540", "--out", &out,
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let frame = dir.path().join("frame.png");
+    let run = std::process::Command::new(aide)
+        .args([
+            "detect",
+            frame.to_str().unwrap(),
+            "--map",
+            "36x24",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("truth.json")).unwrap())
+            .unwrap();
+    let pieces = json["pieces"].as_array().unwrap();
+    assert_eq!(pieces.len(), truth["pieces"].as_array().unwrap().len());
+    for key in [
+        "kind",
+        "color",
+        "x_in",
+        "y_in",
+        "heading_deg",
+        "status",
+        "facing",
+        "length_in",
+        "width_in",
+        "confidence",
+    ] {
+        assert!(
+            pieces.iter().all(|p| p.get(key).is_some()),
+            "every piece has {key}"
+        );
+    }
+    // A blank frame: no tags, a clear message, a failing exit.
+    let blank = dir.path().join("blank.png");
+    image::RgbImage::from_pixel(640, 360, image::Rgb([200, 190, 160]))
+        .save(&blank)
+        .unwrap();
+    let run = std::process::Command::new(aide)
+        .args(["detect", blank.to_str().unwrap(), "--map", "36x24"])
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("the four corner tags (tag36h11 ids 0-3) are not all in view: saw none"),
+        "{stderr}"
+    );
+}
