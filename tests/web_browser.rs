@@ -25,7 +25,7 @@ fn root() -> PathBuf {
 fn serve(args: &[&str]) -> (Running, String) {
     let mut server = Running(
         Command::new(env!("CARGO_BIN_EXE_aide"))
-            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(["serve", "--bind", "127.0.0.1:0", "--demo-source", "states"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

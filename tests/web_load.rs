@@ -46,7 +46,14 @@ fn secs(var: &str, default: u64) -> Duration {
 fn start_server(rate: f64) -> (Running, String) {
     let mut child = Running(
         Command::new(env!("CARGO_BIN_EXE_aide"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--replay-rate"])
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--demo-source",
+                "states",
+                "--replay-rate",
+            ])
             .arg(rate.to_string())
             .stdout(Stdio::piped())
             .spawn()

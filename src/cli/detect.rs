@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use aide::model::PieceModel;
 use aide::scenario::Scenario;
-use aide::vision::{self, Calibration, ColourModel, DetectOptions, Intrinsics};
+use aide::vision::{self, Calibration, ColourModel, DetectOptions};
 use anyhow::Context;
 
 #[derive(clap::Args)]
@@ -32,7 +32,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let image = image::open(&args.image)
         .with_context(|| format!("reading {}", args.image.display()))?
         .into_rgb8();
-    let intrinsics = args.camera.as_deref().map(read_camera).transpose()?;
+    let intrinsics = args
+        .camera
+        .as_deref()
+        .map(super::read_camera_file)
+        .transpose()?;
     let colours = match &args.colors {
         Some(path) => read_toml::<ColourModel>(path)?,
         None => ColourModel::builtin(),
@@ -109,12 +113,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn read_camera(path: &Path) -> anyhow::Result<Intrinsics> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not a camera file", path.display()))
 }
 
 fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {

@@ -24,3 +24,11 @@ pub fn parse_map(text: &str) -> Result<(f64, f64), String> {
     };
     Ok((number(w)?, number(h)?))
 }
+
+/// A camera file: `{"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]}` (OpenCV's convention).
+pub fn read_camera_file(path: &std::path::Path) -> anyhow::Result<aide::vision::Intrinsics> {
+    use anyhow::Context;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a camera file", path.display()))
+}

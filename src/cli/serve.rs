@@ -2,23 +2,48 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 
+use aide::capture::FrameSource;
+use aide::capture::replay::ReplayFolder;
 use aide::journal::Recorder;
+use aide::live::{CameraFeed, Opener};
 use aide::scenario::{Scenario, load_state};
+use aide::sim::{self, ScriptedCamera};
+use aide::table::TableState;
+use aide::track::{Tracker, TrackerConfig};
+use aide::vision::{ColourModel, Intrinsics, TableObserver};
 use aide::web::{self, AppState, Setup, demo, feed, qr};
 use anyhow::Context;
 
-/// Serve the table to phones on the LAN: the built-in demo by default, or a scenario and
-/// a state file.
+/// Serve the table to phones on the LAN: the built-in demo by default (a synthetic camera
+/// over a short scripted game, read by the detector and the tracker), a scenario watched
+/// through a webcam or a folder of frames, or a scenario and a state file.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Scenario file (TOML); without it the built-in demo replays a short game.
-    #[arg(long, requires = "state")]
+    /// Scenario file (TOML); without it the built-in demo plays a short game.
+    #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Table state to serve with --scenario.
+    /// Table state: served as it is, or where a watched game carries on from.
     #[arg(long, requires = "scenario")]
     pub state: Option<PathBuf>,
+    /// Watch a folder of frames (PNG or JPEG, in name order, looped) through the detector.
+    #[arg(long, requires = "scenario")]
+    pub frames: Option<PathBuf>,
+    /// Frames per second to read --frames at.
+    #[arg(long, default_value_t = 5.0)]
+    pub fps: f64,
+    /// Watch webcam N (cargo feature `camera`) through the detector.
+    #[cfg(feature = "camera")]
+    #[arg(long, requires = "scenario", conflicts_with = "frames")]
+    pub camera: Option<u32>,
+    /// The camera's lens: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
+    #[arg(long)]
+    pub camera_file: Option<PathBuf>,
+    /// The demo's table from frames of a synthetic camera read by the detector
+    /// (`rendered`: the whole pipeline), or straight from its scripted states (`states`).
+    #[arg(long, value_enum, default_value_t = DemoSource::Rendered)]
+    pub demo_source: DemoSource,
     /// Address and port to listen on; port 0 picks a free one.
     #[arg(long, default_value = "0.0.0.0:8080")]
     pub bind: SocketAddr,
@@ -30,15 +55,42 @@ pub struct Args {
     pub replay_rate: f64,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DemoSource {
+    Rendered,
+    States,
+}
+
+/// Where the served table comes from.
+enum Source {
+    /// Fixed tables replayed at `--replay-rate`.
+    States(Vec<TableState>),
+    /// Frames through the detector and the tracker, starting from a known table or not.
+    Frames {
+        open: Opener,
+        intrinsics: Option<Intrinsics>,
+        start: Option<TableState>,
+    },
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.replay_rate.is_finite() && args.replay_rate >= 0.0,
         "--replay-rate must be a number of states per second, 0 or more"
     );
-    let (scenario, tables, map_svg, terrain) = match (&args.scenario, &args.state) {
-        (Some(path), Some(state)) => {
+    let intrinsics = args
+        .camera_file
+        .as_deref()
+        .map(super::read_camera_file)
+        .transpose()?;
+    let (scenario, source, map_svg, terrain) = match &args.scenario {
+        Some(path) => {
             let scenario = Scenario::load(path)?;
-            let table = load_state(&scenario, state)?;
+            let table = args
+                .state
+                .as_deref()
+                .map(|state| load_state(&scenario, state))
+                .transpose()?;
             let map_svg = match scenario.map_image_path() {
                 Some(p) if p.extension().is_some_and(|e| e == "svg") => Some(
                     std::fs::read_to_string(&p)
@@ -54,14 +106,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
                 None => String::new(),
             };
-            (scenario, vec![table], map_svg, terrain)
+            let source = watched(&args, intrinsics, table.clone())?;
+            let source = match (source, table) {
+                (Some(source), _) => source,
+                (None, Some(table)) => Source::States(vec![table]),
+                (None, None) => anyhow::bail!(
+                    "--scenario needs a table: --state FILE, --frames DIR or --camera N"
+                ),
+            };
+            (scenario, source, map_svg, terrain)
         }
-        _ => {
+        None => {
             let scenario = demo::scenario().context("loading the built-in demo")?;
             let tables = demo::tables(&scenario).context("the built-in demo's script")?;
+            let source = match args.demo_source {
+                DemoSource::States => Source::States(tables),
+                DemoSource::Rendered => {
+                    // A camera 2 ft 3 in to 3 ft up, a little off-centre, at 720p.
+                    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
+                    let lens = base.pinhole().intrinsics;
+                    let start = tables[0].clone();
+                    let camera_scenario = scenario.clone();
+                    let fps = args.fps;
+                    Source::Frames {
+                        open: Box::new(move || {
+                            Ok(
+                                Box::new(ScriptedCamera::new(camera_scenario, tables, base, fps))
+                                    as Box<dyn FrameSource>,
+                            )
+                        }),
+                        intrinsics: Some(lens),
+                        start: Some(start),
+                    }
+                }
+            };
             (
                 scenario,
-                tables,
+                source,
                 Some(demo::MAP_SVG.to_owned()),
                 demo::TERRAIN_GEOJSON.to_owned(),
             )
@@ -82,7 +163,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bound = listener.local_addr()?;
     let url = qr::lan_url(bound);
 
-    let (publisher, rx) = feed::Publisher::new(tables[0].clone(), feed::Source::Replay);
+    let first = match &source {
+        Source::States(tables) => tables[0].clone(),
+        Source::Frames { start, .. } => start.clone().unwrap_or_default(),
+    };
+    let feed_scenario = Arc::new(scenario.clone());
+    let (publisher, rx) = feed::Publisher::new(first, feed::Source::Replay);
     let state = AppState::new(
         Setup {
             scenario,
@@ -93,14 +179,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         rx,
     )?;
-    feed::spawn(
-        Box::new(feed::Replay {
-            tables,
-            rate: args.replay_rate,
-        }),
-        publisher,
-    )
-    .context("starting the feed thread")?;
+    match source {
+        Source::States(tables) => {
+            feed::spawn(
+                Box::new(feed::Replay {
+                    tables,
+                    rate: args.replay_rate,
+                }),
+                publisher,
+            )
+            .context("starting the feed thread")?;
+        }
+        Source::Frames {
+            open,
+            intrinsics,
+            start,
+        } => {
+            let observer = TableObserver::new(&feed_scenario, intrinsics, ColourModel::builtin());
+            let config = TrackerConfig::default();
+            let tracker = match start {
+                Some(table) => Tracker::resume(feed_scenario.clone(), config, table),
+                None => Tracker::new(feed_scenario.clone(), config),
+            };
+            let (opened_tx, opened_rx) = mpsc::channel();
+            feed::spawn(
+                Box::new(CameraFeed {
+                    open,
+                    observer: Box::new(observer),
+                    tracker,
+                    opened: opened_tx,
+                }),
+                publisher,
+            )
+            .context("starting the feed thread")?;
+            let watching = opened_rx
+                .recv()
+                .context("the feed thread stopped before opening its source")??;
+            println!("watching {watching}");
+        }
+    }
 
     println!("{}", qr::terminal(&url));
     println!("aide-de-camp serving {} on {url}", state.scenario.name);
@@ -111,4 +228,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
     })
+}
+
+/// A watched source from the arguments: a folder of frames or a webcam.
+fn watched(
+    args: &Args,
+    intrinsics: Option<Intrinsics>,
+    start: Option<TableState>,
+) -> anyhow::Result<Option<Source>> {
+    anyhow::ensure!(
+        args.fps.is_finite() && args.fps > 0.0,
+        "--fps must be a positive number of frames a second"
+    );
+    if let Some(folder) = &args.frames {
+        let (folder, fps) = (folder.clone(), args.fps);
+        return Ok(Some(Source::Frames {
+            open: Box::new(move || {
+                Ok(Box::new(ReplayFolder::open(&folder, fps, true)?) as Box<dyn FrameSource>)
+            }),
+            intrinsics,
+            start,
+        }));
+    }
+    #[cfg(feature = "camera")]
+    if let Some(device) = args.camera {
+        use aide::capture::camera::{Webcam, WebcamSettings};
+        let settings = WebcamSettings {
+            device,
+            ..WebcamSettings::default()
+        };
+        return Ok(Some(Source::Frames {
+            open: Box::new(move || Ok(Box::new(Webcam::open(settings)?) as Box<dyn FrameSource>)),
+            intrinsics,
+            start,
+        }));
+    }
+    Ok(None)
 }

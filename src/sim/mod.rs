@@ -10,8 +10,11 @@
 //! deterministic per seed, and the [`Scene`] is the truth: every piece's footprint
 //! centre, heading and status in map inches.
 
+mod source;
 pub mod tags;
 mod texture;
+
+pub use source::{ScriptedCamera, scene_from_table};
 
 use image::{Rgb, RgbImage};
 use nalgebra::{Point3, Vector3};

@@ -119,7 +119,7 @@ struct WindowTrack {
     sum_y: f64,
     sum_sin: f64,
     sum_cos: f64,
-    /// Headings of square pieces (HQ cubes) mean nothing beyond a quarter turn.
+    /// Square pieces (HQ cubes): the camera cannot tell which way they face.
     symmetric: bool,
     seen: u32,
     /// The last poses seen, for the median the commit reports.
@@ -148,11 +148,9 @@ impl WindowTrack {
         track
     }
 
-    /// Headings are averaged as unit vectors; a square piece's are first folded to a
-    /// quarter turn (angle x4) so 359 and 89 average to the same square.
+    /// Headings are averaged as unit vectors, so 359 and 1 average to 0.
     fn add(&mut self, pose: Pose) {
-        let fold = if self.symmetric { 4.0 } else { 1.0 };
-        let a = (pose.heading_deg * fold).to_radians();
+        let a = pose.heading_deg.to_radians();
         self.sum_x += pose.x_in;
         self.sum_y += pose.y_in;
         self.sum_sin += a.sin();
@@ -171,7 +169,6 @@ impl WindowTrack {
     /// it where the mean would carry it into the log as a small false move later.
     fn settled(&self) -> Pose {
         let mean = self.mean();
-        let period = if self.symmetric { 90.0 } else { 360.0 };
         let median = |mut values: Vec<f64>| {
             values.sort_by(f64::total_cmp);
             let n = values.len();
@@ -182,8 +179,8 @@ impl WindowTrack {
             }
         };
         let turn_from_mean = |p: &Pose| {
-            let d = (p.heading_deg - mean.heading_deg).rem_euclid(period);
-            if d > period / 2.0 { d - period } else { d }
+            let d = (p.heading_deg - mean.heading_deg).rem_euclid(360.0);
+            if d > 180.0 { d - 360.0 } else { d }
         };
         Pose::new(
             median(self.recent.iter().map(|p| p.x_in).collect()),
@@ -194,8 +191,7 @@ impl WindowTrack {
 
     fn mean(&self) -> Pose {
         let n = f64::from(self.seen);
-        let fold = if self.symmetric { 4.0 } else { 1.0 };
-        let heading = self.sum_sin.atan2(self.sum_cos).to_degrees() / fold;
+        let heading = self.sum_sin.atan2(self.sum_cos).to_degrees();
         Pose::new(self.sum_x / n, self.sum_y / n, heading)
     }
 
@@ -214,11 +210,11 @@ impl WindowTrack {
     }
 }
 
-/// The smallest turn between two headings; a quarter-turn-symmetric piece's modulo 90.
+/// The smallest turn between two headings. A cube's heading cannot be seen (the detector
+/// reports its side's facing, or nothing), so between two poses of one it is no turn.
 fn turn(a_deg: f64, b_deg: f64, symmetric: bool) -> f64 {
     if symmetric {
-        let d = (a_deg - b_deg).rem_euclid(90.0);
-        d.min(90.0 - d)
+        0.0
     } else {
         heading_difference(a_deg, b_deg)
     }
@@ -640,15 +636,9 @@ fn identify(
             placements.push(placement(&id, was));
             continue;
         }
-        // A cube's heading is only known up to a quarter turn: keep the one nearest to
-        // what it was, so noise about 45 degrees does not read as a 90 degree turn.
+        // A cube keeps the heading it had: the camera cannot see which way it faces.
         if is_symmetric(scenario, &seen.shape) {
-            let quarter_turns = ((was.pose.heading_deg - seen.pose.heading_deg) / 90.0).round();
-            seen.pose = Pose::new(
-                seen.pose.x_in,
-                seen.pose.y_in,
-                seen.pose.heading_deg + 90.0 * quarter_turns,
-            );
+            seen.pose = Pose::new(seen.pose.x_in, seen.pose.y_in, was.pose.heading_deg);
         }
         placements.push(placement(&id, &seen));
     }

@@ -290,27 +290,23 @@ fn measure(
     let axes = principal_axes(&top);
     let (mut lo_n, mut hi_n) = extent(&top, axes.centre, axes.normal);
     let (lo_l, hi_l) = extent(&top, axes.centre, axes.along);
-    // Band pixels next to the painted top, on either long side; HQ cubes (painted tops
-    // far shorter than a block) carry none, so a pale map spot beside one is not read
-    // as a band.
+    // The band beside the painted top; HQ cubes (painted tops far shorter than a block)
+    // carry none, so a pale map spot beside one is not read as a band.
     let cube = (hi_l - lo_l + 1.0) / PX_PER_IN < 0.5 * block.frontage_in;
-    let band_pts = if cube {
-        Vec::new()
+    let band = if cube {
+        None
     } else {
         band_beside(&top, &axes, plane, options.colours, bright)
     };
     let mut front_sign = 0.0;
     let painted_width = hi_n - lo_n;
-    if !cube && band_pts.len() as f64 >= 0.25 * (hi_l - lo_l) * (0.1 * PX_PER_IN) {
-        let mean: f64 = band_pts
-            .iter()
-            .map(|p| dot(sub(*p, axes.centre), axes.normal))
-            .sum::<f64>()
-            / band_pts.len() as f64;
-        front_sign = mean.signum();
-        let (b_lo, b_hi) = extent(&band_pts, axes.centre, axes.normal);
-        lo_n = lo_n.min(b_lo);
-        hi_n = hi_n.max(b_hi);
+    if let Some(band) = band.filter(|b| b.columns as f64 >= 0.25 * (hi_l - lo_l)) {
+        front_sign = band.sign;
+        if band.sign > 0.0 {
+            hi_n += band.depth_px;
+        } else {
+            lo_n -= band.depth_px;
+        }
     }
     // Sizes on the map plane, in inches, before the height correction.
     let length0 = (hi_l - lo_l + 1.0) / PX_PER_IN;
@@ -367,7 +363,12 @@ fn measure(
     let y_in = camera.1 + (top_centre[1] - camera.1) * k;
     // Heading: the normal toward the band; else away from the home edge.
     let (heading_deg, facing) = if kind == "hq" {
-        (heading_of(axes.normal).rem_euclid(90.0), Facing::Unknown)
+        // A cube looks the same from every side: its facing cannot be seen, and no rule
+        // asks for it. It faces away from its home edge when that is known.
+        match (options.facing_away)(colour) {
+            Some(away) => (away, Facing::Inferred),
+            None => (0.0, Facing::Unknown),
+        }
     } else if front_sign != 0.0 {
         (heading_of(scale(axes.normal, front_sign)), Facing::Marked)
     } else {
@@ -429,17 +430,25 @@ fn principal_axes(points: &[[f64; 2]]) -> Axes {
     }
 }
 
-/// Band pixels within a band's depth of the painted top, beside its long sides. The
-/// band is off-white: unsaturated and brighter than the paint beside it, whatever the
-/// light is like in that part of the frame. One mixed pixel at the paint's edge is
-/// stepped over.
+/// The facing band beside a painted top: which long side it is on, along how many
+/// columns it was seen, and how deep it is (the median over those columns, so a
+/// neighbour's band touching a few columns does not deepen it).
+struct Band {
+    sign: f64,
+    columns: usize,
+    depth_px: f64,
+}
+
+/// Look for the band beside both long sides of the painted top. The band is off-white:
+/// unsaturated and brighter than the paint beside it, whatever the light is like in that
+/// part of the frame. One mixed pixel at the paint's edge is stepped over.
 fn band_beside(
     top: &[[f64; 2]],
     axes: &Axes,
     plane: &MapPlane,
     colours: &ColourModel,
     painted_v: f64,
-) -> Vec<[f64; 2]> {
+) -> Option<Band> {
     let is_band = |rgb: [u8; 3]| {
         let hsv = Hsv::from_rgb(rgb);
         hsv.s <= colours.band_max_saturation
@@ -447,32 +456,40 @@ fn band_beside(
     };
     let (lo_l, hi_l) = extent(top, axes.centre, axes.along);
     let (lo_n, hi_n) = extent(top, axes.centre, axes.normal);
-    let reach = 0.45 * PX_PER_IN;
-    let mut out = Vec::new();
-    let steps_l = (hi_l - lo_l).ceil() as i32;
-    let steps_n = reach.ceil() as i32;
-    for i in 0..=steps_l {
-        let l = lo_l + f64::from(i);
-        for (edge, sign) in [(hi_n, 1.0), (lo_n, -1.0)] {
-            for j in 1..=steps_n {
+    let reach = (0.45 * PX_PER_IN).ceil() as i32;
+    let mut best: Option<Band> = None;
+    for (edge, sign) in [(hi_n, 1.0), (lo_n, -1.0)] {
+        let mut depths = Vec::new();
+        for i in 0..=(hi_l - lo_l).ceil() as i32 {
+            let l = lo_l + f64::from(i);
+            let mut depth = 0;
+            for j in 1..=reach {
                 let nrm = edge + sign * f64::from(j);
-                let p = [
-                    axes.centre[0] + l * axes.along[0] + nrm * axes.normal[0],
-                    axes.centre[1] + l * axes.along[1] + nrm * axes.normal[1],
-                ];
-                let (x, y) = (p[0].floor(), p[1].floor());
+                let x = (axes.centre[0] + l * axes.along[0] + nrm * axes.normal[0]).floor();
+                let y = (axes.centre[1] + l * axes.along[1] + nrm * axes.normal[1]).floor();
                 if x < 0.0 || y < 0.0 || x >= f64::from(plane.w) || y >= f64::from(plane.h) {
                     break;
                 }
                 if plane.at(x as u32, y as u32).is_some_and(is_band) {
-                    out.push(p);
+                    depth = j;
                 } else if j > 1 {
                     break;
                 }
             }
+            if depth > 0 {
+                depths.push(f64::from(depth));
+            }
+        }
+        if depths.len() > best.as_ref().map_or(0, |b| b.columns) {
+            depths.sort_by(f64::total_cmp);
+            best = Some(Band {
+                sign,
+                columns: depths.len(),
+                depth_px: depths[depths.len() / 2],
+            });
         }
     }
-    out
+    best
 }
 
 /// The 2nd and 98th percentile of the points' offsets along `axis` from `centre`.

@@ -6,11 +6,13 @@ pub mod calib;
 pub mod camera;
 pub mod colour;
 pub mod detect;
+pub mod observe;
 
 pub use calib::Calibration;
 pub use camera::Intrinsics;
 pub use colour::ColourModel;
 pub use detect::{DetectOptions, DetectedPiece, Detection, Facing, detect};
+pub use observe::TableObserver;
 
 /// Why a frame could not be read.
 #[derive(Debug, thiserror::Error, PartialEq)]

@@ -1,0 +1,104 @@
+//! The detector as the live pipeline runs it: calibrate from the corner tags, then turn
+//! every frame into the tracker's [`Observation`].
+//!
+//! Finding the tags costs more than the rest of a frame, and a camera on a stand does not
+//! move between frames, so the calibration is kept and renewed every
+//! [`RECALIBRATE_EVERY`] frames, or at once when the camera seems to have been bumped
+//! (the tags are looked for again after a frame that could not be read).
+
+use std::collections::HashMap;
+
+use super::{Calibration, ColourModel, DetectOptions, Intrinsics, detect};
+use crate::capture::Frame;
+use crate::live::Observer;
+use crate::model::PieceModel;
+use crate::scenario::Scenario;
+use crate::table::Pose;
+use crate::track::{Observation, Sighting};
+
+/// Frames between two tag searches.
+pub const RECALIBRATE_EVERY: u32 = 150;
+
+/// Detector state kept between frames.
+pub struct TableObserver {
+    map_w_in: f64,
+    map_h_in: f64,
+    intrinsics: Option<Intrinsics>,
+    colours: ColourModel,
+    model: PieceModel,
+    /// The heading facing away from each side's home edge, by side id.
+    facing_away: HashMap<String, f64>,
+    calibration: Option<Calibration>,
+    frames_since: u32,
+}
+
+impl TableObserver {
+    pub fn new(scenario: &Scenario, intrinsics: Option<Intrinsics>, colours: ColourModel) -> Self {
+        Self {
+            map_w_in: scenario.map.width_in,
+            map_h_in: scenario.map.height_in,
+            intrinsics,
+            colours,
+            model: scenario.model.clone(),
+            facing_away: scenario
+                .sides
+                .iter()
+                .map(|s| (s.id.clone(), s.home_edge.facing_away_deg()))
+                .collect(),
+            calibration: None,
+            frames_since: 0,
+        }
+    }
+}
+
+impl Observer for TableObserver {
+    fn observe(&mut self, frame: &Frame) -> Result<Observation, String> {
+        if self.calibration.is_none() || self.frames_since >= RECALIBRATE_EVERY {
+            match Calibration::from_image(
+                &frame.image,
+                self.map_w_in,
+                self.map_h_in,
+                self.intrinsics,
+            ) {
+                Ok(c) => {
+                    self.calibration = Some(c);
+                    self.frames_since = 0;
+                }
+                Err(e) => {
+                    // Keep the last good calibration while a hand covers a card; the
+                    // next frame looks for the tags again.
+                    self.frames_since = RECALIBRATE_EVERY;
+                    if self.calibration.is_none() {
+                        return Err(e.to_string());
+                    }
+                }
+            }
+        }
+        self.frames_since += 1;
+        let calibration = self.calibration.as_ref().expect("set above");
+        let facing_away = |colour: &str| self.facing_away.get(colour).copied();
+        let detection = detect(
+            &frame.image,
+            calibration,
+            &DetectOptions {
+                colours: &self.colours,
+                model: &self.model,
+                facing_away: &facing_away,
+            },
+        );
+        Ok(Observation {
+            ts_ms: frame.ts_ms,
+            sightings: detection
+                .pieces
+                .into_iter()
+                .map(|p| Sighting {
+                    shape: p.kind,
+                    colour: p.color,
+                    pose: Pose::new(p.x_in, p.y_in, p.heading_deg),
+                    status: p.status,
+                })
+                .collect(),
+            disturbance: detection.disturbance,
+        })
+    }
+}
