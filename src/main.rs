@@ -29,6 +29,9 @@ enum Command {
     Serve(cli::serve::Args),
     /// The pieces in one camera frame, in map inches.
     Detect(cli::detect::Args),
+    /// Printable corner cards and facing strips.
+    #[command(subcommand)]
+    Calibrate(cli::calibrate::Calibrate),
     /// A synthetic frame of a random table, with its ground truth.
     Render(cli::render::Args),
     /// Measure a stage against ground truth: accuracy and speed.
@@ -68,6 +71,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Serve(args) => cli::serve::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::Detect(args) => cli::detect::run(args),
+        Command::Calibrate(command) => cli::calibrate::run(command),
         Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
         Command::Bench(Bench::Vision(args)) => cli::bench_vision::run(args),
     }

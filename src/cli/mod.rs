@@ -2,6 +2,7 @@
 
 pub mod bench_track;
 pub mod bench_vision;
+pub mod calibrate;
 pub mod check;
 pub mod detect;
 pub mod log;

@@ -1,0 +1,124 @@
+//! `aide calibrate sheets`: the printable corner cards and facing strips, at true size.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use aide::model::PieceModel;
+use aide::sim::tags;
+use aide::table::{Status, UnitKind};
+use aide::vision::calib::TAG_SIZE_IN;
+use anyhow::Context;
+
+#[derive(clap::Subcommand)]
+pub enum Calibrate {
+    /// Write corner-cards.svg and facing-strips.svg (US Letter, print at 100%).
+    Sheets {
+        #[arg(long, default_value = "calibration")]
+        out: PathBuf,
+    },
+}
+
+pub fn run(command: Calibrate) -> anyhow::Result<()> {
+    match command {
+        Calibrate::Sheets { out } => {
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            let model = PieceModel::builtin("pub-battles")?;
+            for (name, svg) in [
+                ("corner-cards.svg", corner_cards()),
+                ("facing-strips.svg", facing_strips(&model)),
+            ] {
+                let path = out.join(name);
+                std::fs::write(&path, svg)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                println!("{}", path.display());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn page(body: &str) -> String {
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8.5in\" height=\"11in\" viewBox=\"0 0 8.5 11\">\n\
+         <rect width=\"8.5\" height=\"11\" fill=\"white\"/>\n{body}</svg>\n"
+    )
+}
+
+/// Four 2 in cards, each with its tag36h11 tag (ids 0 to 3) 1.5 in across the black
+/// border, centred; a thin grey cut line around each card.
+fn corner_cards() -> String {
+    let names = [
+        "0: top-left",
+        "1: top-right",
+        "2: bottom-right",
+        "3: bottom-left",
+    ];
+    let mut body = String::new();
+    let cell = TAG_SIZE_IN / 8.0;
+    for (id, name) in names.iter().enumerate() {
+        let (x0, y0) = (1.5 + 3.0 * (id % 2) as f64, 1.5 + 3.5 * (id / 2) as f64);
+        let _ = writeln!(
+            body,
+            "<rect x=\"{x0}\" y=\"{y0}\" width=\"2\" height=\"2\" fill=\"none\" stroke=\"#bbb\" stroke-width=\"0.01\"/>"
+        );
+        let (tx, ty) = (x0 + 1.0 - TAG_SIZE_IN / 2.0, y0 + 1.0 - TAG_SIZE_IN / 2.0);
+        for j in 0..8 {
+            for i in 0..8 {
+                if tags::cell_is_white(id, i, j) == Some(false) {
+                    let _ = writeln!(
+                        body,
+                        "<rect x=\"{:.4}\" y=\"{:.4}\" width=\"{cell:.4}\" height=\"{cell:.4}\" fill=\"black\"/>",
+                        tx + f64::from(i) * cell,
+                        ty + f64::from(j) * cell
+                    );
+                }
+            }
+        }
+        let _ = writeln!(
+            body,
+            "<text x=\"{}\" y=\"{}\" font-size=\"0.18\" font-family=\"sans-serif\" text-anchor=\"middle\">tag {name} (map corner this way: outer corner)</text>",
+            x0 + 1.0,
+            y0 + 2.35
+        );
+    }
+    let _ = writeln!(
+        body,
+        "<text x=\"4.25\" y=\"0.8\" font-size=\"0.22\" font-family=\"sans-serif\" text-anchor=\"middle\">aide-de-camp corner cards: print at 100%, cut on the grey lines, lay each card's outer corner on the map's corner, tag upright toward the map's top</text>"
+    );
+    page(&body)
+}
+
+/// Off-white strips to stick on the front long edge of each block's upward face: the
+/// front half of a fresh block's top, the front third of a spent block's label face.
+fn facing_strips(model: &PieceModel) -> String {
+    let block = model
+        .shape(UnitKind::Infantry)
+        .expect("every kind has a shape");
+    let fresh = block.depth_in(Status::Fresh) / 2.0;
+    let spent = block.depth_in(Status::Spent) / 3.0;
+    let length = block.frontage_in;
+    let mut body = String::new();
+    let mut y = 1.2;
+    for (label, depth) in [
+        ("fresh top, front half", fresh),
+        ("spent label face, front third", spent),
+    ] {
+        let _ = writeln!(
+            body,
+            "<text x=\"0.75\" y=\"{:.3}\" font-size=\"0.18\" font-family=\"sans-serif\">{label}: {length} x {depth:.4} in</text>",
+            y - 0.15
+        );
+        for row in 0..8 {
+            for col in 0..3 {
+                let _ = writeln!(
+                    body,
+                    "<rect x=\"{:.3}\" y=\"{:.4}\" width=\"{length}\" height=\"{depth:.4}\" fill=\"#ece8da\" stroke=\"#999\" stroke-width=\"0.005\"/>",
+                    0.75 + 2.4 * f64::from(col),
+                    y + f64::from(row) * (depth + 0.12)
+                );
+            }
+        }
+        y += 8.0 * (depth + 0.12) + 0.8;
+    }
+    page(&body)
+}
