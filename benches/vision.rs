@@ -1,0 +1,31 @@
+//! One rendered 1080p frame through the detector: calibration (the corner tags, the
+//! camera) and detection (every piece), separately.
+
+use aide::model::PieceModel;
+use aide::sim;
+use aide::vision::{self, Calibration, ColourModel, DetectOptions};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn bench_vision(c: &mut Criterion) {
+    let scene = sim::random_scene(1, 36.0, 24.0, 1920, 1080);
+    let image = sim::render(&scene);
+    let lens = scene.pinhole().intrinsics;
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let colours = ColourModel::builtin();
+    let none = |_: &str| None;
+    c.bench_function("calibrate 1080p (tags, camera pose)", |b| {
+        b.iter(|| Calibration::from_image(&image, 36.0, 24.0, Some(lens)).unwrap())
+    });
+    let calib = Calibration::from_image(&image, 36.0, 24.0, Some(lens)).unwrap();
+    let options = DetectOptions {
+        colours: &colours,
+        model: &model,
+        facing_away: &none,
+    };
+    c.bench_function("detect 1080p (30 pieces)", |b| {
+        b.iter(|| vision::detect(&image, &calib, &options))
+    });
+}
+
+criterion_group!(benches, bench_vision);
+criterion_main!(benches);
