@@ -243,3 +243,79 @@ fn aide_detect_prints_the_pieces_as_json_and_refuses_a_frame_without_tags() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_table_with_other_paint_is_read_once_its_colours_are_learnt_from_a_frame() {
+    // Blue's blocks painted green: the default model does not know green.
+    let mut scene = sim::random_scene(12, 36.0, 24.0, 1280, 720);
+    for p in &mut scene.pieces {
+        if p.color == "blue" {
+            p.color = "green".into();
+        }
+    }
+    let image = sim::render(&scene);
+    let lens = scene.pinhole().intrinsics;
+    let calib = Calibration::from_image(&image, 36.0, 24.0, Some(lens)).unwrap();
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let none = |_: &str| None;
+    let run = |colours: &ColourModel| {
+        vision::detect(
+            &image,
+            &calib,
+            &DetectOptions {
+                colours,
+                model: &model,
+                facing_away: &none,
+            },
+        )
+    };
+    let greens = scene.pieces.iter().filter(|p| p.color == "green").count();
+    assert!(greens > 5);
+    let before = run(&ColourModel::builtin());
+    assert_eq!(
+        before.pieces.iter().filter(|p| p.color == "green").count(),
+        0
+    );
+    // A person names one standing block of each side.
+    let standing = |colour: &str| {
+        scene
+            .pieces
+            .iter()
+            .find(|p| {
+                p.color == colour
+                    && p.kind == sim::Shape::Block
+                    && p.status == aide::table::Status::Fresh
+            })
+            .map(|p| (colour.to_owned(), p.x_in, p.y_in))
+            .unwrap()
+    };
+    let learnt =
+        vision::learn::learn(&image, &calib, &[standing("red"), standing("green")]).unwrap();
+    let after = run(&learnt);
+    assert_eq!(
+        after.pieces.len(),
+        scene.pieces.len(),
+        "every piece, no more"
+    );
+    assert_eq!(
+        after.pieces.iter().filter(|p| p.color == "green").count(),
+        greens
+    );
+    // Naming a place with no block on it (the first grid point 2 in clear of every
+    // piece) is refused with the reason.
+    let (x, y) = (3..33)
+        .flat_map(|x| (3..21).map(move |y| (f64::from(x), f64::from(y))))
+        .find(|&(x, y)| {
+            scene
+                .pieces
+                .iter()
+                .all(|p| (p.x_in - x).hypot(p.y_in - y) > 2.0)
+        })
+        .unwrap();
+    let err = vision::learn::learn(&image, &calib, &[("green".into(), x, y)]).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("green: no painted block at ({x}, {y})")),
+        "{err}"
+    );
+}

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use aide::model::PieceModel;
 use aide::sim::tags;
 use aide::table::{Status, UnitKind};
+use aide::vision::Calibration;
 use aide::vision::calib::TAG_SIZE_IN;
+use aide::vision::learn::learn;
 use anyhow::Context;
 
 #[derive(clap::Subcommand)]
@@ -16,6 +18,39 @@ pub enum Calibrate {
         #[arg(long, default_value = "calibration")]
         out: PathBuf,
     },
+    /// Learn a table's colours from a frame: name where one block of each side stands.
+    Colors {
+        /// The frame (PNG or JPEG) with the four corner tags in view.
+        image: PathBuf,
+        /// Map size in inches, WxH.
+        #[arg(long, value_parser = super::parse_map)]
+        map: (f64, f64),
+        /// A side and where one of its blocks stands: NAME=X,Y in map inches (repeat).
+        #[arg(long = "side", value_parser = parse_side, required = true)]
+        sides: Vec<(String, f64, f64)>,
+        /// Camera file, as for `aide detect`.
+        #[arg(long)]
+        camera: Option<PathBuf>,
+        /// Where to write the colour model (TOML) for `aide detect --colors`.
+        #[arg(long, default_value = "colors.toml")]
+        out: PathBuf,
+    },
+}
+
+/// `red=12.5,8` -> ("red", 12.5, 8.0).
+fn parse_side(text: &str) -> Result<(String, f64, f64), String> {
+    let (name, at) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: write NAME=X,Y, e.g. red=12.5,8"))?;
+    let (x, y) = at
+        .split_once(',')
+        .ok_or_else(|| format!("{text:?}: write NAME=X,Y, e.g. red=12.5,8"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{text:?}: {s:?} is not a number of inches"))
+    };
+    Ok((name.trim().to_owned(), number(x)?, number(y)?))
 }
 
 pub fn run(command: Calibrate) -> anyhow::Result<()> {
@@ -32,6 +67,35 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
                     .with_context(|| format!("writing {}", path.display()))?;
                 println!("{}", path.display());
             }
+            Ok(())
+        }
+        Calibrate::Colors {
+            image,
+            map,
+            sides,
+            camera,
+            out,
+        } => {
+            let frame = image::open(&image)
+                .with_context(|| format!("reading {}", image.display()))?
+                .into_rgb8();
+            let intrinsics = camera.as_deref().map(super::read_camera_file).transpose()?;
+            let calib = Calibration::from_image(&frame, map.0, map.1, intrinsics)
+                .with_context(|| format!("{}", image.display()))?;
+            let model = learn(&frame, &calib, &sides)?;
+            std::fs::write(&out, toml::to_string(&model)?)
+                .with_context(|| format!("writing {}", out.display()))?;
+            for side in &model.sides {
+                println!(
+                    "{}: hue {:.0} +/- {:.0} deg, saturation >= {:.2}, value >= {:.2}",
+                    side.name,
+                    side.hue_deg,
+                    side.hue_tolerance_deg,
+                    side.min_saturation,
+                    side.min_value
+                );
+            }
+            println!("wrote {}: use it with aide detect --colors", out.display());
             Ok(())
         }
     }

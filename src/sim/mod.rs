@@ -106,6 +106,8 @@ pub fn piece_rgb(color: &str) -> [f64; 3] {
     match color {
         "red" => [178.0, 34.0, 30.0],
         "blue" => [34.0, 66.0, 150.0],
+        // A third paint the default colour model does not know: for learning colours.
+        "green" => [30.0, 112.0, 58.0],
         _ => [90.0, 90.0, 90.0],
     }
 }

@@ -194,7 +194,7 @@ impl MapPlane {
 /// Per-channel gains that make the corner cards' white margins grey: the light's colour
 /// cast taken out, its brightness kept, so paint and band colours read the same under a
 /// warm pub lamp as under daylight.
-fn white_balance(image: &RgbImage, calib: &Calibration) -> [f64; 3] {
+pub(super) fn white_balance(image: &RgbImage, calib: &Calibration) -> [f64; 3] {
     let (mw, mh) = (calib.map_w_in, calib.map_h_in);
     let mut samples: [Vec<f64>; 3] = Default::default();
     // The 0.25 in margin between a card's edge and its tag, sampled 0.12 in in.
@@ -231,7 +231,7 @@ fn white_balance(image: &RgbImage, calib: &Calibration) -> [f64; 3] {
     medians.map(|m| grey / m)
 }
 
-fn bilinear(image: &RgbImage, u: f64, v: f64) -> Option<[u8; 3]> {
+pub(super) fn bilinear(image: &RgbImage, u: f64, v: f64) -> Option<[u8; 3]> {
     let (x, y) = (u - 0.5, v - 0.5);
     if x < 0.0 || y < 0.0 {
         return None;

@@ -6,6 +6,7 @@ pub mod calib;
 pub mod camera;
 pub mod colour;
 pub mod detect;
+pub mod learn;
 pub mod observe;
 
 pub use calib::Calibration;
