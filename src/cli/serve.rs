@@ -37,6 +37,14 @@ pub struct Args {
     #[cfg(feature = "camera")]
     #[arg(long, requires = "scenario", conflicts_with = "frames")]
     pub camera: Option<u32>,
+    /// The webcam's resolution, WxH in pixels (the nearest it offers).
+    #[cfg(feature = "camera")]
+    #[arg(long, default_value = "1920x1080", value_parser = parse_size)]
+    pub camera_size: (u32, u32),
+    /// The webcam's frame rate (the nearest it offers).
+    #[cfg(feature = "camera")]
+    #[arg(long, default_value_t = 30)]
+    pub camera_fps: u32,
     /// The camera's lens: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
     #[arg(long)]
     pub camera_file: Option<PathBuf>,
@@ -255,7 +263,9 @@ fn watched(
         use aide::capture::camera::{Webcam, WebcamSettings};
         let settings = WebcamSettings {
             device,
-            ..WebcamSettings::default()
+            width: args.camera_size.0,
+            height: args.camera_size.1,
+            fps: args.camera_fps,
         };
         return Ok(Some(Source::Frames {
             open: Box::new(move || Ok(Box::new(Webcam::open(settings)?) as Box<dyn FrameSource>)),
@@ -264,4 +274,15 @@ fn watched(
         }));
     }
     Ok(None)
+}
+
+/// `1920x1080` -> (1920, 1080).
+#[cfg(feature = "camera")]
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{text:?}: write the resolution as WxH in pixels, e.g. 1920x1080");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    Ok((
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    ))
 }
