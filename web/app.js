@@ -168,7 +168,43 @@ function drawTerrain() {
   }
 }
 
+// One Hour Wargames: the hex grid the rules snap pieces to.
+function drawGrid() {
+  const g = $("grid");
+  g.textContent = "";
+  const grid = app.report && app.report.hex_grid;
+  if (!grid) return;
+  for (const h of grid.hexes) el("polygon", { points: pts(h.corners), class: "hex", "data-col": h.col, "data-row": h.row }, g);
+}
+
+// A length as the scenario's rules measure it: inches, hexes (OHW) or centimetres (NBC).
+function lengthText(inches) {
+  const m = app.report ? app.report.measures : {};
+  if (m.unit === "cm") return `${(inches * 2.54).toFixed(1)} cm`;
+  if (m.unit === "hex") return `${inches.toFixed(2)} in = ${(inches / m.hex_step_in).toFixed(2)} hexes`;
+  return `${inches.toFixed(2)} in`;
+}
+
+// The per-system verdicts of a tapped piece (OHW hex, NBC), as lines of the info panel.
+function systemLines(r) {
+  if (r.hex) {
+    const h = r.hex;
+    const shots = (h.shots || []).map((s) => `${esc(s.target)} at ${s.range_hex} hex: ${s.allowed ? "may shoot" : "may not"} (${esc(s.reason)})`).join("<br>") || "no target";
+    return `<dt>Hex</dt><dd id="hexat">(${h.hex.col}, ${h.hex.row}), facing (${h.faces.col}, ${h.faces.row})</dd>
+      <dt>Shooting</dt><dd id="shots">${h.may_shoot ? "" : "moved this turn: may not shoot<br>"}${shots}</dd>`;
+  }
+  if (r.nbc) {
+    const n = r.nbc;
+    const names = (xs) => xs.map((x) => esc(typeof x === "string" ? x : x.id || x.enemy || JSON.stringify(x))).join(", ") || "none";
+    return `<dt>Base</dt><dd>${n.frontage_cm} x ${n.depth_cm} cm</dd>
+      <dt>Contact zone</dt><dd id="nbczone">${names(n.contact_zone)}</dd>
+      <dt>Flanked by</dt><dd>${names(n.flanked_by)}</dd>`;
+  }
+  return "";
+}
+
 function drawPieces() {
+  drawGrid();
   const g = $("pieces");
   g.textContent = "";
   const rep = pieceReport(app.sel[0]);
@@ -314,6 +350,7 @@ function showPiece(c) {
       ${r.supported_by ? `<dt>Support</dt><dd>${esc(r.supported_by)}</dd>` : ""}
       ${r.in_road_column ? "<dt>Road</dt><dd>in road column</dd>" : ""}
       ${rally}
+      ${systemLines(r)}
     </dl>`;
 }
 
@@ -330,7 +367,7 @@ function showPair(a, b, m, s) {
   $("info").innerHTML = `
     <h3>${esc(a)} → ${esc(b)}</h3>
     <dl>
-      <dt>Edge to edge</dt><dd id="distance" data-in="${m.distance_in}">${f2(m.distance_in)} in = ${f2(m.foot_moves)} foot / ${f2(m.mounted_moves)} mounted moves</dd>
+      <dt>Edge to edge</dt><dd id="distance" data-in="${m.distance_in}">${lengthText(m.distance_in)}${m.foot_moves === null ? "" : ` = ${f2(m.foot_moves)} foot / ${f2(m.mounted_moves)} mounted moves`}</dd>
       <dt>Sight</dt><dd id="sight" class="${s.can_see ? "good" : "bad"}">${s.can_see ? `${esc(a)} sees ${esc(b)}${over_}` : `cannot see: ${blocked}`}</dd>
       <dt>Range</dt><dd>${s.distance_in.toFixed(2)} of ${s.range_in.toFixed(2)} in</dd>
     </dl>
@@ -361,9 +398,9 @@ async function rulerTap(x, y) {
   try {
     const m = await api(`measure?from=${x1},${y1}&to=${x2},${y2}`);
     $("info").innerHTML = `<h3>Ruler</h3><dl>
-      <dt>Distance</dt><dd id="rulerout" data-in="${m.distance_in}">${m.distance_in.toFixed(2)} in</dd>
-      <dt>Foot</dt><dd>${f2(m.foot_moves)} moves</dd>
-      <dt>Mounted</dt><dd>${f2(m.mounted_moves)} moves</dd>
+      <dt>Distance</dt><dd id="rulerout" data-in="${m.distance_in}">${lengthText(m.distance_in)}</dd>
+      ${m.foot_moves === null ? "" : `<dt>Foot</dt><dd>${f2(m.foot_moves)} moves</dd>
+      <dt>Mounted</dt><dd>${f2(m.mounted_moves)} moves</dd>`}
       <dt>From → to</dt><dd>${x1.toFixed(2)}, ${y1.toFixed(2)} → ${x2.toFixed(2)}, ${y2.toFixed(2)}</dd></dl>`;
   } catch (err) {
     $("info").innerHTML = `<p class="bad">${esc(err.message)}</p>`;
