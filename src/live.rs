@@ -7,12 +7,13 @@
 //! threads; whether it opened is sent back so `aide serve` can refuse to start with a
 //! clear error ("camera 0: no such device") instead of serving an empty table.
 
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, FrameSource, SourceKind};
+use crate::track::{AssignError, Identification};
 use crate::track::{Observation, Tracker};
-use crate::web::feed::{Feed, Publisher, Source};
+use crate::web::feed::{Feed, Identify, Publisher, Source};
 
 /// How long the detector may fail to read the table (tags hidden or out of view) before
 /// the page says the camera is lost rather than that a hand is over the table.
@@ -32,7 +33,8 @@ pub type Opener = Box<dyn FnOnce() -> Result<Box<dyn FrameSource>, CaptureError>
 pub struct CameraFeed {
     pub open: Opener,
     pub observer: Box<dyn Observer>,
-    pub tracker: Tracker,
+    /// Shared with the server's [`Namer`], so a person can name a piece at once.
+    pub tracker: Arc<Mutex<Tracker>>,
     /// Told once whether the source opened, with what it is ("camera 0 (HD Webcam)").
     pub opened: mpsc::Sender<Result<String, CaptureError>>,
 }
@@ -42,7 +44,7 @@ impl Feed for CameraFeed {
         let CameraFeed {
             open,
             mut observer,
-            mut tracker,
+            tracker,
             opened,
         } = *self;
         let mut source = match open() {
@@ -103,6 +105,9 @@ impl Feed for CameraFeed {
                     }
                 }
             };
+            // Publish under the lock, so a naming from the page and a commit reach the
+            // server in the order the tracker made them.
+            let mut tracker = tracker.lock().expect("tracker lock");
             if let Some(table) = tracker.push(&observation) {
                 publisher.table(table);
             }
@@ -111,6 +116,23 @@ impl Feed for CameraFeed {
         while !publisher.is_closed() {
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+}
+
+/// Names pieces of the tracker a [`CameraFeed`] runs, for a person on the page: at once,
+/// not at the next frame (a camera being reopened may not give one for a while).
+pub struct Namer {
+    pub tracker: Arc<Mutex<Tracker>>,
+    pub publisher: Publisher,
+}
+
+impl Identify for Namer {
+    fn identify(&self, unit: &str, x_in: f64, y_in: f64) -> Result<Identification, AssignError> {
+        let mut tracker = self.tracker.lock().expect("tracker lock");
+        let identification = tracker.assign(unit, x_in, y_in)?;
+        let table = tracker.stable().expect("a piece was named on it").clone();
+        self.publisher.identified(table, identification.clone());
+        Ok(identification)
     }
 }
 

@@ -39,6 +39,7 @@ impl Server {
                 map_svg: Some(demo::MAP_SVG.to_owned()),
                 terrain_geojson: demo::TERRAIN_GEOJSON.to_owned(),
                 recorder,
+                identify: None,
                 url: "http://127.0.0.1/".into(),
             },
             rx,
@@ -245,6 +246,19 @@ async fn unknown_ids_and_malformed_queries_are_refused_with_reasons() {
     let (code, e) = server.get("/api/sight?from=red-2-hq&to=nobody").await;
     assert_eq!(code, 404);
     assert!(e["error"].as_str().unwrap().contains("nobody"), "{e}");
+
+    // A scripted replay's pieces are named by the script, not by a person.
+    let (code, e) = server
+        .post(
+            "/api/identify",
+            &json!({"unit": "red-2-inf-1", "x_in": 10.0, "y_in": 10.0}),
+        )
+        .await;
+    assert_eq!(code, 409);
+    assert!(
+        e["error"].as_str().unwrap().contains("scripted replay"),
+        "{e}"
+    );
 
     let (code, e) = server.get("/api/nothing-here").await;
     assert_eq!(code, 404);

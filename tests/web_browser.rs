@@ -1,6 +1,6 @@
 //! The phone page in headless Chromium (tests/browser/page.test.js, playwright-core):
-//! this test starts the real `aide serve` binary on a free loopback port with the demo
-//! held still, asks `aide check --json` for the same table, and runs the page test with
+//! this test starts the real `aide serve` binary on free loopback ports (the demo held
+//! still, replaying, and watched through the synthetic camera), asks `aide check --json` for the same table, and runs the page test with
 //! node. Needs /usr/bin/chromium and `npm ci` in tests/browser (.ci/run installs both).
 
 use std::io::{BufRead, BufReader};
@@ -25,7 +25,7 @@ fn root() -> PathBuf {
 fn serve(args: &[&str]) -> (Running, String) {
     let mut server = Running(
         Command::new(env!("CARGO_BIN_EXE_aide"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--demo-source", "states"])
+            .args(["serve", "--bind", "127.0.0.1:0"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -39,6 +39,15 @@ fn serve(args: &[&str]) -> (Running, String) {
         .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned))
         .expect("the server prints its address");
     (server, addr)
+}
+
+/// `dir/name`, with any journal a previous run left there removed.
+fn fresh_journal(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    path
 }
 
 #[test]
@@ -56,22 +65,34 @@ fn phone_page_in_headless_chromium() {
 
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser");
     std::fs::create_dir_all(&tmp).unwrap();
-    let journal = tmp.join("game.sqlite");
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", journal.display()));
-    }
+    let journal = fresh_journal(&tmp, "game.sqlite");
     let journal_arg = journal.to_str().unwrap();
-    let (_held, addr) = serve(&["--replay-rate", "0", "--journal", journal_arg]);
+    let (_held, addr) = serve(&[
+        "--demo-source",
+        "states",
+        "--replay-rate",
+        "0",
+        "--journal",
+        journal_arg,
+    ]);
     // A second server replaying the demo's moves, for the live-update check.
-    let live_journal = tmp.join("live.sqlite");
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", live_journal.display()));
-    }
+    let live_journal = fresh_journal(&tmp, "live.sqlite");
     let (_live, live_addr) = serve(&[
+        "--demo-source",
+        "states",
         "--replay-rate",
         "4",
         "--journal",
         live_journal.to_str().unwrap(),
+    ]);
+    // A third watching the demo's first table through the synthetic camera, the detector
+    // and the tracker, where a person can name pieces.
+    let watched_journal = fresh_journal(&tmp, "watched.sqlite");
+    let (_watched, watched_addr) = serve(&[
+        "--replay-rate",
+        "0",
+        "--journal",
+        watched_journal.to_str().unwrap(),
     ]);
     let aide = env!("CARGO_BIN_EXE_aide");
     let check = Command::new(aide)
@@ -89,6 +110,7 @@ fn phone_page_in_headless_chromium() {
         .arg(browser.join("page.test.js"))
         .env("AIDE_URL", format!("http://{addr}/"))
         .env("AIDE_LIVE_URL", format!("http://{live_addr}/"))
+        .env("AIDE_WATCHED_URL", format!("http://{watched_addr}/"))
         .env("AIDE_CHECK_JSON", &check_path)
         .env("AIDE_SHOTS", &tmp)
         .env("CHROMIUM", &chromium)

@@ -351,7 +351,50 @@ function showPiece(c) {
       ${r.in_road_column ? "<dt>Road</dt><dd>in road column</dd>" : ""}
       ${rally}
       ${systemLines(r)}
-    </dl>`;
+    </dl>
+    ${identifyPicker(p)}`;
+  const picker = $("identify");
+  if (picker) picker.onchange = () => identify(p, picker.value);
+}
+
+// ---------- naming a piece the tracker took for another ----------
+
+/** "This is…": the units the camera could have mixed this piece up with (same side, same
+ *  shape: it tells a block from a cube, not infantry from cavalry). Only for a watched
+ *  table; a scripted replay's names are the script's. */
+function identifyPicker(p) {
+  if (!app.scenario.identify || app.history) return "";
+  const shapes = app.scenario.shapes;
+  const options = app.scenario.units
+    .filter((u) => u.id !== p.id && u.side === p.side && shapes[u.id] === shapes[p.id])
+    .map((u) => {
+      const where = piece(u.id) ? "on the table" : "not seen";
+      return `<option value="${esc(u.id)}">${esc(u.name)} (${esc(u.id)}, ${where})</option>`;
+    });
+  if (!options.length) return "";
+  // After a naming, the piece's panel says so under its new name.
+  const named = app.named && app.named.unit === p.id
+    ? `<p id="identifyout" class="good">Named ${esc(unitName(p.id))}; it was taken for ${esc(unitName(app.named.was))}.</p>`
+    : '<p id="identifyout" class="hint"></p>';
+  return `<div class="row"><label>Wrong unit? <select id="identify" aria-label="This piece is">
+    <option value="">This is…</option>${options.join("")}</select></label></div>${named}`;
+}
+
+async function identify(p, unit) {
+  if (!unit) return;
+  const out = $("identifyout");
+  out.textContent = "naming…";
+  try {
+    const named = await api("identify", { unit, x_in: p.footprint.center.x, y_in: p.footprint.center.y });
+    app.named = named;
+    out.textContent = `Named ${unitName(named.unit)}; it was taken for ${unitName(named.was)}.`;
+    out.className = "good";
+    // Show the piece under its new name as soon as the renamed table arrives.
+    app.selectWhenSeen = named.unit;
+  } catch (err) {
+    out.textContent = err.message;
+    out.className = "bad";
+  }
 }
 
 function showPair(a, b, m, s) {
@@ -512,6 +555,7 @@ function eventText(e) {
     return `${esc(ev.unit)} moved ${ev.distance_in.toFixed(2)} in` + (v.legal ? "" : ` <span class="bad">(${esc(v.problems.join("; "))})</span>`);
   }
   if (ev.event === "flipped") return `${esc(ev.unit)} turned ${esc(ev.to)}`;
+  if (ev.event === "identified") return `${esc(ev.unit)} named (was taken for ${esc(ev.was)})`;
   return `${esc(ev.unit)} ${esc(ev.event)}`;
 }
 function drawText(d) {
@@ -587,6 +631,10 @@ function onMessage(msg) {
     app.table = msg.table;
     app.report = msg.report;
     document.body.dataset.seq = msg.seq;
+    if (app.selectWhenSeen && piece(app.selectWhenSeen)) {
+      app.sel = [app.selectWhenSeen];
+      app.selectWhenSeen = null;
+    }
     if (app.sel.length) refresh();
     else drawPieces();
   }

@@ -2,12 +2,12 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
 use aide::capture::FrameSource;
 use aide::capture::replay::ReplayFolder;
 use aide::journal::Recorder;
-use aide::live::{CameraFeed, Opener};
+use aide::live::{CameraFeed, Namer, Opener};
 use aide::scenario::{Scenario, load_state};
 use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
@@ -58,7 +58,8 @@ pub struct Args {
     /// Keep the turn log (states, rolls, chit draws) in this SQLite journal.
     #[arg(long)]
     pub journal: Option<PathBuf>,
-    /// Demo replay speed in table states per second; 0 holds the first state.
+    /// Demo replay speed in table states per second (`--demo-source states`); 0 holds
+    /// the first state (either demo source).
     #[arg(long, default_value_t = 0.5)]
     pub replay_rate: f64,
 }
@@ -134,6 +135,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
                     let lens = base.pinhole().intrinsics;
                     let start = tables[0].clone();
+                    let tables = if args.replay_rate == 0.0 {
+                        vec![start.clone()]
+                    } else {
+                        tables
+                    };
                     let camera_scenario = scenario.clone();
                     let fps = args.fps;
                     Source::Frames {
@@ -177,12 +183,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let feed_scenario = Arc::new(scenario.clone());
     let (publisher, rx) = feed::Publisher::new(first, feed::Source::Replay);
+    // Pieces can be named on the page only when a tracker is naming them.
+    let tracker = match &source {
+        Source::States(_) => None,
+        Source::Frames { start, .. } => {
+            let config = TrackerConfig::default();
+            Some(Arc::new(Mutex::new(match start {
+                Some(table) => Tracker::resume(feed_scenario.clone(), config, table.clone()),
+                None => Tracker::new(feed_scenario.clone(), config),
+            })))
+        }
+    };
+    let namer = tracker.clone().map(|tracker| {
+        Arc::new(Namer {
+            tracker,
+            publisher: publisher.clone(),
+        }) as Arc<dyn feed::Identify>
+    });
     let state = AppState::new(
         Setup {
             scenario,
             map_svg,
             terrain_geojson: terrain,
             recorder,
+            identify: namer,
             url: url.clone(),
         },
         rx,
@@ -199,16 +223,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .context("starting the feed thread")?;
         }
         Source::Frames {
-            open,
-            intrinsics,
-            start,
+            open, intrinsics, ..
         } => {
             let observer = TableObserver::new(&feed_scenario, intrinsics, ColourModel::builtin());
-            let config = TrackerConfig::default();
-            let tracker = match start {
-                Some(table) => Tracker::resume(feed_scenario.clone(), config, table),
-                None => Tracker::new(feed_scenario.clone(), config),
-            };
+            let tracker = tracker.expect("made for every watched source");
             let (opened_tx, opened_rx) = mpsc::channel();
             feed::spawn(
                 Box::new(CameraFeed {

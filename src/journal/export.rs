@@ -118,6 +118,10 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
                 status(*st)
             );
         }
+        Event::Identified { was, pose, .. } => {
+            let was = name(scenario, was);
+            let _ = writeln!(s, "    {who} named at {} (was taken for {was})", at(*pose));
+        }
     }
 }
 
@@ -280,6 +284,11 @@ fn markdown_row(state: &StoredState, e: &Event, scenario: &Scenario) -> String {
         Event::Added { pose, .. } => format!(
             "| {seq} | {time} | {who} | added at {} | | | | |",
             at(*pose)
+        ),
+        Event::Identified { was, pose, .. } => format!(
+            "| {seq} | {time} | {who} | named at {} (was taken for {}) | | | | |",
+            at(*pose),
+            cell(&name(Some(scenario), was))
         ),
     }
 }

@@ -95,6 +95,11 @@ pub enum JournalError {
         seq: i64,
         cause: crate::scenario::TableError,
     },
+    #[error("naming a piece {unit}: the last stored state no longer fits: {cause}")]
+    Identification {
+        unit: String,
+        cause: crate::scenario::TableError,
+    },
     #[error("cannot find a data directory for this user; give the journal's path")]
     NoDataDir,
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{GameInfo, Journal, JournalError, Millis, placements};
 use crate::scenario::Scenario;
 use crate::table::TableState;
-use crate::track::{Event, EventDeriver};
+use crate::track::{Event, EventDeriver, Identification};
 
 /// What one stable state added to the journal.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +48,8 @@ pub struct Recorder {
     deriver: EventDeriver,
     /// The last state stored: events are always measured from it.
     last: Option<TableState>,
+    /// People's corrections since the last stored state, stored with the next one.
+    identified: Vec<Event>,
 }
 
 impl Recorder {
@@ -96,12 +98,38 @@ impl Recorder {
             deriver: EventDeriver::new(&scenario),
             scenario,
             last,
+            identified: Vec::new(),
         })
     }
 
     /// The journal, for the turn structure, rolls and chit draws.
     pub fn journal(&mut self) -> &mut Journal {
         &mut self.journal
+    }
+
+    /// A person named a piece (see [`Identification`]). The last stored state takes the
+    /// same swap of names, so the next state is compared block for block and the swap is
+    /// not mistaken for two moves; the correction itself is stored, as an `identified`
+    /// event, with that next state.
+    pub fn identify(&mut self, identification: &Identification) -> Result<(), JournalError> {
+        if let Some(last) = &self.last {
+            let mut pieces = placements(last).pieces;
+            identification.relabel(&mut pieces);
+            let relabelled =
+                self.scenario
+                    .table(&pieces)
+                    .map_err(|cause| JournalError::Identification {
+                        unit: identification.unit.clone(),
+                        cause,
+                    })?;
+            self.last = Some(relabelled);
+        }
+        self.identified.push(Event::Identified {
+            unit: identification.unit.clone(),
+            was: identification.was.clone(),
+            pose: identification.pose,
+        });
+        Ok(())
     }
 
     /// Record a new stable state. The first state of a game is stored as it is (the
@@ -114,21 +142,19 @@ impl Recorder {
         table: &TableState,
         ts_ms: Millis,
     ) -> Result<Option<Recorded>, JournalError> {
-        let events = match &self.last {
-            None => Vec::new(),
-            Some(last) => {
-                let night = self.journal.current_turn()?.night;
-                let events = self.deriver.events(&self.scenario, last, table, night);
-                if events.is_empty() {
-                    return Ok(None);
-                }
-                events
+        let mut events = self.identified.clone();
+        if let Some(last) = &self.last {
+            let night = self.journal.current_turn()?.night;
+            events.extend(self.deriver.events(&self.scenario, last, table, night));
+            if events.is_empty() {
+                return Ok(None);
             }
-        };
+        }
         let seq = self
             .journal
             .record_state(ts_ms, &placements(table), &events)?;
         self.last = Some(table.clone());
+        self.identified.clear();
         Ok(Some(Recorded { seq, events }))
     }
 

@@ -541,6 +541,28 @@ fn map_colour(scene: &Scene, texture: &texture::MapTexture, x: f64, y: f64) -> [
 /// The printed tag's size across its black border.
 pub const TAG_SIZE_IN: f64 = 1.5;
 
+/// Another exposure of the same still view, as a webcam gives frame after frame: fresh
+/// sensor noise (`noise`, standard deviation in 8-bit levels), the light flickering by a
+/// gain within ±`flicker` (mains lighting, auto exposure), then JPEG. `clean` is a render
+/// of the scene without noise or JPEG; `seed` picks the exposure.
+pub fn exposure(
+    clean: &RgbImage,
+    noise: f64,
+    flicker: f64,
+    jpeg_quality: u8,
+    seed: u64,
+) -> RgbImage {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0xe3b0_c442);
+    let normal = Normal::new(0.0, noise.max(1e-9)).expect("finite");
+    let gain = 1.0 + rng.random_range(-flicker..=flicker);
+    let mut img = clean.clone();
+    for value in img.iter_mut() {
+        let lit = f64::from(*value) * gain + normal.sample(&mut rng);
+        *value = lit.clamp(0.0, 255.0) as u8;
+    }
+    jpeg_round_trip(img, jpeg_quality)
+}
+
 fn jpeg_round_trip(img: RgbImage, quality: u8) -> RgbImage {
     if quality >= 100 {
         return img;

@@ -64,6 +64,14 @@ pub enum Event {
         pose: Pose,
         status: Status,
     },
+    /// A person named the piece at `pose` on the page: it is `unit`, which the tracker
+    /// had called `was` (the two names swapped). Nothing moved: later moves are measured
+    /// from the same blocks under their right names.
+    Identified {
+        unit: String,
+        was: String,
+        pose: Pose,
+    },
 }
 
 impl Event {
@@ -73,17 +81,20 @@ impl Event {
             Event::Moved(m) => &m.unit,
             Event::Flipped { unit, .. }
             | Event::Removed { unit, .. }
-            | Event::Added { unit, .. } => unit,
+            | Event::Added { unit, .. }
+            | Event::Identified { unit, .. } => unit,
         }
     }
 
-    /// "moved", "flipped", "removed" or "added": the tag the JSON form carries.
+    /// "moved", "flipped", "removed", "added" or "identified": the tag the JSON form
+    /// carries.
     pub fn kind(&self) -> &'static str {
         match self {
             Event::Moved(_) => "moved",
             Event::Flipped { .. } => "flipped",
             Event::Removed { .. } => "removed",
             Event::Added { .. } => "added",
+            Event::Identified { .. } => "identified",
         }
     }
 }

@@ -11,4 +11,6 @@ pub mod script;
 pub mod tracker;
 
 pub use events::{Event, EventDeriver, Move, Stillness, TerrainCrossed};
-pub use tracker::{AssignError, Observation, Sighting, Tracker, TrackerConfig, TrackerView};
+pub use tracker::{
+    AssignError, Identification, Observation, Sighting, Tracker, TrackerConfig, TrackerView,
+};

@@ -343,21 +343,30 @@ impl Tracker {
     }
 
     /// A person's correction: the piece standing nearest `(x_in, y_in)` on the stable
-    /// table is `unit`. If `unit` stood elsewhere, the two swap identities.
-    pub fn assign(&mut self, unit: &str, x_in: f64, y_in: f64) -> Result<(), AssignError> {
+    /// table is `unit`. If `unit` stood elsewhere, the two swap identities; if it was not
+    /// on the table, the piece's old unit leaves it. Later commits carry the new names on,
+    /// since each is identified from the stable table before it.
+    pub fn assign(
+        &mut self,
+        unit: &str,
+        x_in: f64,
+        y_in: f64,
+    ) -> Result<Identification, AssignError> {
         let scenario = self.scenario.clone();
         let target = scenario
             .unit(unit)
             .ok_or_else(|| AssignError::UnknownUnit(unit.to_owned()))?;
         let table = self.stable.as_mut().ok_or(AssignError::NoStableTable)?;
-        let nearest = table
+        let (nearest, distance_in) = table
             .pieces
             .iter()
             .enumerate()
             .map(|(i, p)| (i, (p.pose.x_in - x_in).hypot(p.pose.y_in - y_in)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(i, _)| i)
             .ok_or(AssignError::NoStableTable)?;
+        if distance_in > ASSIGN_REACH_IN {
+            return Err(AssignError::NoPieceNear { x_in, y_in });
+        }
         let here = &table.pieces[nearest];
         if shape_of(&scenario, target) != shape_of_kind(&scenario, here.kind)
             || target.side != here.side
@@ -367,16 +376,44 @@ impl Tracker {
                 piece: here.id.clone(),
             });
         }
+        let identification = Identification {
+            unit: unit.to_owned(),
+            was: here.id.clone(),
+            pose: here.pose,
+        };
         let mut placements = crate::journal::placements(table).pieces;
-        let previous = placements[nearest].id.clone();
-        if let Some(other) = placements.iter_mut().find(|p| p.id == unit) {
-            other.id = previous;
-        }
-        placements[nearest].id = unit.to_owned();
+        identification.relabel(&mut placements);
         *table = scenario
             .table(&placements)
             .expect("ids were swapped between units of the scenario");
-        Ok(())
+        Ok(identification)
+    }
+}
+
+/// How far from a piece's centre a person's tap may be and still name it: under half a
+/// block's length, so a tap names the block under the finger, never its neighbour's.
+pub const ASSIGN_REACH_IN: f64 = 0.9;
+
+/// A person named a piece: the piece at `pose`, which the tracker called `was`, is
+/// `unit`. The two names swap, so the piece that was `unit` (if any) is now `was`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Identification {
+    pub unit: String,
+    pub was: String,
+    pub pose: crate::table::Pose,
+}
+
+impl Identification {
+    /// Apply the same swap to placements of the table (the journal's last state, say),
+    /// so the same wooden block carries the same name on both sides of the correction.
+    pub fn relabel(&self, placements: &mut [crate::table::Placement]) {
+        for p in placements.iter_mut() {
+            if p.id == self.unit {
+                p.id.clone_from(&self.was);
+            } else if p.id == self.was {
+                p.id.clone_from(&self.unit);
+            }
+        }
     }
 }
 
@@ -387,6 +424,8 @@ pub enum AssignError {
     UnknownUnit(String),
     #[error("no stable view of the table yet")]
     NoStableTable,
+    #[error("no piece within {ASSIGN_REACH_IN} in of ({x_in:.2}, {y_in:.2})")]
+    NoPieceNear { x_in: f64, y_in: f64 },
     #[error("{unit} cannot be the piece standing there ({piece}): another side or shape")]
     Incompatible { unit: String, piece: String },
 }
@@ -489,7 +528,9 @@ fn shape_of<'a>(scenario: &'a Scenario, unit: &Unit) -> &'a str {
     shape_of_kind(scenario, unit.kind)
 }
 
-fn shape_of_kind(scenario: &Scenario, kind: crate::table::UnitKind) -> &str {
+/// The name of the piece shape a kind of unit is made of ("block", "cube"): what the
+/// camera can tell apart, unlike infantry from cavalry.
+pub fn shape_of_kind(scenario: &Scenario, kind: crate::table::UnitKind) -> &str {
     scenario
         .model
         .shape(kind)

@@ -129,6 +129,12 @@ pub async fn scenario(State(state): State<Arc<AppState>>) -> Json<serde_json::Va
         "sides": s.sides,
         "commands": s.commands,
         "units": s.units,
+        // Which units a person may name a piece as: the same side and the same shape
+        // (the camera tells a block from a cube, not infantry from cavalry).
+        "shapes": s.units.iter()
+            .map(|u| (u.id.clone(), crate::track::tracker::shape_of_kind(s, u.kind).into()))
+            .collect::<serde_json::Map<_, _>>(),
+        "identify": state.identify.is_some(),
         "terrain": state.terrain_geojson,
         "url": state.url,
     }))
@@ -336,6 +342,53 @@ pub async fn roll(
     let stored = answer.clone();
     journal(&state, move |j, ts| j.record_roll(kind, &stored, ts)).await;
     Ok(Json(answer))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdentifyBody {
+    unit: String,
+    x_in: f64,
+    y_in: f64,
+}
+
+/// POST /api/identify `{"unit", "x_in", "y_in"}`: a person says the piece standing at
+/// (x, y) is `unit` (the tracker took it for another). The tracker swaps the two names,
+/// the journal stores an `identified` event and measures later moves under the new
+/// names. 409 when the table is a scripted replay (its names are the script's) or not
+/// yet seen, 404 for an unknown unit, 422 when no piece stands there or it cannot be
+/// that unit (another side or shape).
+pub async fn identify(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<IdentifyBody>, JsonRejection>,
+) -> ApiResult<crate::track::Identification> {
+    use crate::track::AssignError;
+    let Json(req) = body?;
+    if !(req.x_in.is_finite() && req.y_in.is_finite()) {
+        return Err(ApiError::bad("x_in and y_in must be numbers of inches"));
+    }
+    let Some(namer) = state.identify.clone() else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "this table is a scripted replay: its pieces are named by the script",
+        ));
+    };
+    blocking(move || {
+        namer
+            .identify(&req.unit, req.x_in, req.y_in)
+            .map(Json)
+            .map_err(|e| {
+                let status = match e {
+                    AssignError::UnknownUnit(_) => StatusCode::NOT_FOUND,
+                    AssignError::NoStableTable => StatusCode::CONFLICT,
+                    AssignError::NoPieceNear { .. } | AssignError::Incompatible { .. } => {
+                        StatusCode::UNPROCESSABLE_ENTITY
+                    }
+                };
+                ApiError::new(status, e.to_string())
+            })
+    })
+    .await
 }
 
 /// Whether the scenario is played with one of the Pub Battles rule books.

@@ -15,6 +15,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use crate::table::TableState;
+use crate::track::{AssignError, Identification};
 
 /// Who is producing the table: a scripted replay, the live camera, or a camera that has
 /// lost the table (hands over it, cable pulled).
@@ -40,6 +41,10 @@ pub struct FeedView {
     pub source: Source,
     /// Frames (camera) or states (replay) per second the producer is running at.
     pub fps: f64,
+    /// Every piece a person has named since the feed started, oldest first. A list, not
+    /// the newest only: a watch channel may skip a view, and the journal must take every
+    /// correction before the table that follows it.
+    pub identified: Arc<Vec<Identification>>,
 }
 
 /// Microseconds since the Unix epoch, now.
@@ -49,9 +54,11 @@ pub fn unix_us() -> u64 {
         .map_or(0, |d| d.as_micros() as u64)
 }
 
-/// The producer's end of the feed.
+/// The producer's end of the feed. Clones publish into the same feed: the feed thread
+/// and a person naming a piece from the page.
+#[derive(Clone)]
 pub struct Publisher {
-    tx: watch::Sender<FeedView>,
+    tx: Arc<watch::Sender<FeedView>>,
 }
 
 impl Publisher {
@@ -64,14 +71,28 @@ impl Publisher {
             stable_unix_us: unix_us(),
             source,
             fps: 0.0,
+            identified: Arc::default(),
         });
-        (Self { tx }, rx)
+        (Self { tx: Arc::new(tx) }, rx)
     }
 
     /// A new stable table. Returns the sequence number it was given.
     pub fn table(&self, table: TableState) -> u64 {
+        self.publish(table, None)
+    }
+
+    /// The stable table after a person named one of its pieces.
+    pub fn identified(&self, table: TableState, identification: Identification) -> u64 {
+        self.publish(table, Some(identification))
+    }
+
+    /// One change of the view, so no consumer sees the naming without its table.
+    fn publish(&self, table: TableState, identification: Option<Identification>) -> u64 {
         let mut seq = 0;
         self.tx.send_modify(|view| {
+            if let Some(identification) = identification {
+                Arc::make_mut(&mut view.identified).push(identification);
+            }
             view.seq += 1;
             seq = view.seq;
             view.table = Arc::new(table);
@@ -95,6 +116,12 @@ impl Publisher {
     pub fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
+}
+
+/// Names pieces for a person on the page: the piece nearest `(x_in, y_in)` is `unit`.
+/// A tracking feed implements it (it owns the names); a scripted replay does not.
+pub trait Identify: Send + Sync {
+    fn identify(&self, unit: &str, x_in: f64, y_in: f64) -> Result<Identification, AssignError>;
 }
 
 /// A producer of stable tables. It runs on its own thread (detection and tracking are

@@ -18,6 +18,7 @@ use super::feed::{FeedView, Source};
 use crate::rules::{RuleSet, TableReport};
 use crate::scenario::Scenario;
 use crate::table::TableState;
+use crate::track::Identification;
 
 /// Messages a client may fall behind before it is dropped.
 pub const CLIENT_QUEUE: usize = 16;
@@ -104,8 +105,10 @@ pub fn snapshot(
 
 /// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
 pub async fn run(state: Arc<AppState>) {
-    record(&state, state.current().table.clone()).await;
+    record(&state, state.current().table.clone(), Vec::new()).await;
     let mut feed = state.feed.clone();
+    // How many of the feed's identifications the journal has taken.
+    let mut identified = 0;
     let mut tick = tokio::time::interval(STATUS_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -120,6 +123,10 @@ pub async fn run(state: Arc<AppState>) {
                     status_out(&state, &view);
                     continue;
                 }
+                // People's namings since the last table recorded: they come with a new
+                // table, never with a status change.
+                let new_names = view.identified.get(identified..).unwrap_or_default().to_vec();
+                identified = view.identified.len();
                 let worker = state.clone();
                 let snap = match tokio::task::spawn_blocking(move || {
                     snapshot(&worker.scenario, worker.rules.as_ref(), worker.hub.receiver_count(), &view)
@@ -132,7 +139,7 @@ pub async fn run(state: Arc<AppState>) {
                 };
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
-                record(&state, snap.table.clone()).await;
+                record(&state, snap.table.clone(), new_names).await;
                 let message = snap.message.clone();
                 *state.snapshot.write().expect("snapshot lock") = Arc::new(snap);
                 // No receivers is fine: nobody is looking.
@@ -146,13 +153,17 @@ pub async fn run(state: Arc<AppState>) {
     }
 }
 
-/// Store a stable table in the journal, when the server keeps one, off the runtime.
-async fn record(state: &AppState, table: Arc<TableState>) {
+/// Store a stable table in the journal, when the server keeps one, off the runtime,
+/// after the pieces people named since the last one.
+async fn record(state: &AppState, table: Arc<TableState>, named: Vec<Identification>) {
     let Some(recorder) = state.recorder.clone() else {
         return;
     };
     let stored = tokio::task::spawn_blocking(move || {
         let mut r = recorder.lock().expect("recorder lock");
+        for identification in &named {
+            r.identify(identification)?;
+        }
         r.observe(&table, crate::journal::now_ms())
     })
     .await;

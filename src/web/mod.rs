@@ -68,6 +68,8 @@ pub struct AppState {
     pub hub: broadcast::Sender<axum::extract::ws::Utf8Bytes>,
     pub cup: Mutex<ChitCup>,
     pub recorder: Option<Arc<Mutex<Recorder>>>,
+    /// Where a person's naming of a piece goes: the tracking feed, when there is one.
+    pub identify: Option<Arc<dyn feed::Identify>>,
     /// The address phones should open, and its QR code.
     pub url: String,
     pub qr_svg: String,
@@ -80,6 +82,8 @@ pub struct Setup {
     pub map_svg: Option<String>,
     pub terrain_geojson: String,
     pub recorder: Option<Recorder>,
+    /// The tracking feed's requests, when the table is watched (not a scripted replay).
+    pub identify: Option<Arc<dyn feed::Identify>>,
     pub url: String,
 }
 
@@ -109,6 +113,7 @@ impl AppState {
             hub,
             cup: Mutex::new(cup),
             recorder: setup.recorder.map(|r| Arc::new(Mutex::new(r))),
+            identify: setup.identify,
             url: setup.url,
             qr_svg,
             limiter: Mutex::new(HashMap::new()),
@@ -245,6 +250,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/chits/end-turn", post(api::chit_end_turn))
         .route("/log", get(api::log))
         .route("/log/{seq}", get(api::log_state))
+        .route("/identify", post(api::identify))
         .fallback(api::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
     Router::new()

@@ -1,7 +1,8 @@
 // The phone page in headless Chromium at 390x844: it loads the demo, draws every piece,
 // a tap shows the same command verdict as `aide check --json`, the ruler measures a known
 // distance, a combat rolls on the page. Run by tests/web_browser.rs, which starts the
-// server and passes AIDE_URL, AIDE_CHECK_JSON and AIDE_SHOTS.
+// servers and passes AIDE_URL, AIDE_LIVE_URL, AIDE_WATCHED_URL, AIDE_CHECK_JSON and
+// AIDE_SHOTS.
 "use strict";
 const { chromium } = require("playwright-core");
 const assert = require("node:assert/strict");
@@ -170,11 +171,9 @@ async function main() {
     // Live updates without reload: on the replaying server the pieces move by themselves.
     await page.goto(process.env.AIDE_LIVE_URL);
     await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
-    const seq0 = Number(await page.evaluate(() => document.body.dataset.seq));
-    const shapes0 = await page.evaluate(() => document.querySelector("#pieces").innerHTML);
-    await page.waitForFunction((s) => Number(document.body.dataset.seq) >= s + 2, seq0, { timeout: 10000 });
-    const shapes1 = await page.evaluate(() => document.querySelector("#pieces").innerHTML);
-    assert.notEqual(shapes1, shapes0, "a scripted move redrew the pieces");
+    const [seq0, shapes0] = await page.evaluate(() => [Number(document.body.dataset.seq), document.querySelector("#pieces").innerHTML]);
+    await page.waitForFunction((shapes) => document.querySelector("#pieces").innerHTML !== shapes, shapes0, { timeout: 10000 });
+    assert.ok(Number(await page.evaluate(() => document.body.dataset.seq)) > seq0, "redrawn for a new table");
 
     // The replay slider: the first stored state is the demo's start, with blue-2-gd at
     // (22.5, 14.25) before its scripted advance.
@@ -189,6 +188,37 @@ async function main() {
     await page.screenshot({ path: path.join(shots, "page-log.png"), fullPage: true });
     await page.click("#livebtn");
     assert.equal(await page.evaluate(() => document.body.classList.contains("history")), false);
+
+    // Naming a piece the tracker took for another, on the watched table: the picker offers
+    // only units of the same side and shape; choosing one swaps the two names.
+    await page.goto(process.env.AIDE_WATCHED_URL);
+    await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+    const a = "red-2-inf-1";
+    const aPose = await page.evaluate((id) => window.aide.table.pieces.find((p) => p.id === id).pose, a);
+    await tapMap(page, aPose.x_in, aPose.y_in);
+    await page.waitForSelector("#identify");
+    const offered = await page.$$eval("#identify option", (os) => os.map((o) => o.value).filter(Boolean));
+    const sc = await page.evaluate(() => window.aide.scenario);
+    const unitOf = (id) => sc.units.find((u) => u.id === id);
+    assert.ok(offered.length > 0, "some unit is offered");
+    for (const id of offered) {
+      assert.equal(unitOf(id).side, unitOf(a).side, `${id} is of ${a}'s side`);
+      assert.equal(sc.shapes[id], sc.shapes[a], `${id} is a ${sc.shapes[a]} too`);
+    }
+    assert.ok(!offered.includes("red-2-hq") && !offered.includes(a), "not its HQ cube, not itself");
+    const b = offered.find((id) => id.startsWith("red-2-inf")) || offered[0];
+    const bPose = await page.evaluate((id) => window.aide.table.pieces.find((p) => p.id === id).pose, b);
+    await page.selectOption("#identify", b);
+    await page.waitForFunction(() => /^Named/.test(document.querySelector("#identifyout")?.textContent || ""));
+    // The renamed table arrives and the page shows the piece under its new name.
+    await page.waitForFunction((b) => window.aide.sel[0] === b && document.querySelector("#info h3"), b);
+    assert.match(await page.textContent("#identifyout"), /^Named .*; it was taken for /);
+    const [bNow, aNow] = await page.evaluate(([a, b]) => [b, a].map((id) => window.aide.table.pieces.find((p) => p.id === id).pose), [a, b]);
+    assert.ok(Math.hypot(bNow.x_in - aPose.x_in, bNow.y_in - aPose.y_in) < 0.1, `${b} is where ${a} stood`);
+    assert.ok(Math.hypot(aNow.x_in - bPose.x_in, aNow.y_in - bPose.y_in) < 0.1, `${a} is where ${b} stood`);
+    await page.screenshot({ path: path.join(shots, "page-identify.png"), fullPage: true });
+    await page.click("#log");
+    await page.waitForFunction((b) => document.querySelector("#logout").textContent.includes(`${b} named (was taken for`), b);
     assert.deepEqual(errors, [], "no script errors");
     console.log(`ok: ${drawn} pieces, command ${text}, ruler ${d} in, combat ${rolled}`);
   } finally {
