@@ -35,6 +35,20 @@ pub enum Calibrate {
         #[arg(long, default_value = "colors.toml")]
         out: PathBuf,
     },
+    /// Measure the camera's lens (cargo feature `opencv`) from 5 to 15 photos of the map
+    /// with its four corner cards, taken from different heights, offsets and tilts.
+    Camera {
+        /// The photos (PNG or JPEG), all from the one camera at one resolution.
+        #[arg(required = true)]
+        images: Vec<PathBuf>,
+        /// Map size in inches, WxH (where the corner cards lie).
+        #[arg(long, value_parser = super::parse_map)]
+        map: (f64, f64),
+        /// Where to write the camera file for `aide detect --camera` and `aide serve
+        /// --camera-file`.
+        #[arg(long, default_value = "camera.json")]
+        out: PathBuf,
+    },
 }
 
 /// `red=12.5,8` -> ("red", 12.5, 8.0).
@@ -98,7 +112,71 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
             println!("wrote {}: use it with aide detect --colors", out.display());
             Ok(())
         }
+        Calibrate::Camera { images, map, out } => camera(&images, map, &out),
     }
+}
+
+#[cfg(not(feature = "opencv"))]
+fn camera(_: &[PathBuf], _: (f64, f64), _: &std::path::Path) -> anyhow::Result<()> {
+    anyhow::bail!(
+        "aide calibrate camera uses OpenCV: build with `cargo build --release --features opencv` \
+         (needs apt-get install libopencv-dev clang libclang-dev)"
+    )
+}
+
+/// Every photo's tag points into OpenCV's calibration; the camera file out.
+#[cfg(feature = "opencv")]
+fn camera(images: &[PathBuf], (w, h): (f64, f64), out: &std::path::Path) -> anyhow::Result<()> {
+    use aide::vision::Intrinsics;
+    use aide::vision::calib::tag_points;
+    use aide::vision::opencv::calibrate_lens;
+
+    let mut size = None;
+    let mut views = Vec::new();
+    for path in images {
+        let photo = image::open(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .into_rgb8();
+        let (pw, ph) = photo.dimensions();
+        match size {
+            None => size = Some((pw, ph)),
+            Some(s) if s != (pw, ph) => anyhow::bail!(
+                "{}: {pw}x{ph} pixels, but the first photo is {}x{}: use one camera at one resolution",
+                path.display(),
+                s.0,
+                s.1
+            ),
+            Some(_) => {}
+        }
+        // The points as seen: no lens model yet.
+        match tag_points(&photo, w, h, &Intrinsics::ideal(f64::from(pw), pw, ph)) {
+            Ok(view) => views.push(view),
+            Err(e) => eprintln!("skipped {}: {e}", path.display()),
+        }
+    }
+    let (pw, ph) = size.expect("clap requires one photo");
+    let found = calibrate_lens(&views, pw, ph)?;
+    let lens = found.intrinsics;
+    let json = serde_json::json!({
+        "fx": lens.fx, "fy": lens.fy, "cx": lens.cx, "cy": lens.cy, "dist": lens.dist,
+    });
+    std::fs::write(out, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "wrote {}: fx {:.1} fy {:.1} cx {:.1} cy {:.1} k1 {:.4} k2 {:.4}; \
+         reprojection RMS {:.3} px over {} photos ({} points)",
+        out.display(),
+        lens.fx,
+        lens.fy,
+        lens.cx,
+        lens.cy,
+        lens.dist[0],
+        lens.dist[1],
+        found.rms_px,
+        views.len(),
+        views.iter().map(|v| v.0.len()).sum::<usize>()
+    );
+    Ok(())
 }
 
 fn page(body: &str) -> String {

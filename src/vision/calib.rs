@@ -48,39 +48,10 @@ impl Calibration {
         map_h_in: f64,
         intrinsics: Option<Intrinsics>,
     ) -> Result<Self, VisionError> {
-        let tags = find_tags(image)?;
         let intr_guess = intrinsics.unwrap_or_else(|| {
             Intrinsics::ideal(f64::from(image.width()), image.width(), image.height())
         });
-        // Tag points in undistorted pixels, paired with their map positions.
-        let centres = tag_centres(map_w_in, map_h_in);
-        let mut map_pts = Vec::new();
-        let mut img_pts = Vec::new();
-        for (id, tag) in tags.iter().enumerate() {
-            map_pts.push(centres[id]);
-            img_pts.push(undistorted(&intr_guess, tag.centre));
-        }
-        let coarse = homography(&map_pts, &img_pts)?;
-        for (id, tag) in tags.iter().enumerate() {
-            let [cx, cy] = centres[id];
-            let h = TAG_SIZE_IN / 2.0;
-            for corner in [
-                [cx - h, cy - h],
-                [cx + h, cy - h],
-                [cx + h, cy + h],
-                [cx - h, cy + h],
-            ] {
-                let predicted = apply(&coarse, corner);
-                let seen = tag
-                    .corners
-                    .iter()
-                    .map(|c| undistorted(&intr_guess, *c))
-                    .min_by(|a, b| dist2(*a, predicted).total_cmp(&dist2(*b, predicted)))
-                    .expect("four corners");
-                map_pts.push(corner);
-                img_pts.push(seen);
-            }
-        }
+        let (map_pts, img_pts) = tag_points(image, map_w_in, map_h_in, &intr_guess)?;
         let h = homography(&map_pts, &img_pts)?;
         let intr = match intrinsics {
             Some(i) => i,
@@ -114,6 +85,52 @@ impl Calibration {
         let c = self.camera.centre();
         (c.x, c.y, -c.z)
     }
+}
+
+/// Points of the map plane and where a frame shows them: map inches, pixels.
+pub type PlanePoints = (Vec<[f64; 2]>, Vec<[f64; 2]>);
+
+/// The corner tags' twenty points (each tag's centre and corners) as map positions and
+/// where the frame shows them, in pixels undistorted by `intr` (a lens without
+/// distortion leaves them as seen: what a camera calibration wants).
+pub fn tag_points(
+    image: &RgbImage,
+    map_w_in: f64,
+    map_h_in: f64,
+    intr: &Intrinsics,
+) -> Result<PlanePoints, VisionError> {
+    let tags = find_tags(image)?;
+    let centres = tag_centres(map_w_in, map_h_in);
+    let mut map_pts = Vec::new();
+    let mut img_pts = Vec::new();
+    for (id, tag) in tags.iter().enumerate() {
+        map_pts.push(centres[id]);
+        img_pts.push(undistorted(intr, tag.centre));
+    }
+    // Which seen corner is which: the one nearest where the centres' homography puts it
+    // (the detector's corner order depends on the tag's turn in the frame).
+    let coarse = homography(&map_pts, &img_pts)?;
+    for (id, tag) in tags.iter().enumerate() {
+        let [cx, cy] = centres[id];
+        let h = TAG_SIZE_IN / 2.0;
+        for corner in [
+            [cx - h, cy - h],
+            [cx + h, cy - h],
+            [cx + h, cy + h],
+            [cx - h, cy + h],
+        ] {
+            let predicted = apply(&coarse, corner);
+            let seen = tag
+                .corners
+                .iter()
+                .map(|c| undistorted(intr, *c))
+                .min_by(|a, b| dist2(*a, predicted).total_cmp(&dist2(*b, predicted)))
+                .expect("four corners");
+            map_pts.push(corner);
+            img_pts.push(seen);
+        }
+    }
+    Ok((map_pts, img_pts))
 }
 
 /// Map positions of the tag centres, by id.

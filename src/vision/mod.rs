@@ -8,6 +8,8 @@ pub mod colour;
 pub mod detect;
 pub mod learn;
 pub mod observe;
+#[cfg(feature = "opencv")]
+pub mod opencv;
 
 pub use calib::Calibration;
 pub use camera::Intrinsics;
