@@ -50,11 +50,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let model = PieceModel::builtin("pub-battles")?;
     let colours = ColourModel::builtin();
     let mut report = Vec::new();
+    // The plain OpenCV pipeline on the same frames, for the side-by-side rows.
+    let mut yardstick: Vec<(&str, Tally)> = Vec::new();
+    // One thread for OpenCV too, as for ours.
+    #[cfg(feature = "opencv")]
+    opencv::core::set_num_threads(1)?;
     for (label, count, (w, h)) in [
         ("1080p", args.frames, (1920, 1080)),
         ("4K", args.frames_4k, (3840, 2160)),
     ] {
         let mut tally = Tally::default();
+        #[cfg(feature = "opencv")]
+        let mut plain = Tally::default();
         for seed in args.seed..args.seed + count {
             let scene = sim::random_scene(seed, 36.0, 24.0, w, h);
             let image = sim::render(&scene);
@@ -70,8 +77,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Some(pieces) => score(&scene, &pieces, &mut tally),
                 None => tally.failed_frames += 1,
             }
+            #[cfg(feature = "opencv")]
+            {
+                let started = Instant::now();
+                let detection = Calibration::from_image(&image, 36.0, 24.0, intrinsics)
+                    .ok()
+                    .and_then(|calib| vision::opencv::plain_detect(&image, &calib).ok());
+                plain
+                    .frame_ms
+                    .push(started.elapsed().as_secs_f64() * 1000.0);
+                plain.frames += 1;
+                plain.truth += scene.pieces.len();
+                match detection {
+                    Some(pieces) => score(&scene, &pieces, &mut plain),
+                    None => plain.failed_frames += 1,
+                }
+            }
         }
         report.push((label, tally));
+        #[cfg(feature = "opencv")]
+        yardstick.push((label, plain));
     }
     let peak_kib = peak_memory_kib();
     if args.json {
@@ -79,9 +104,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .iter()
             .map(|(l, t)| serde_json::json!({"frames": l, "summary": summary(t)}))
             .collect();
+        let plain: Vec<_> = yardstick
+            .iter()
+            .map(|(l, t)| serde_json::json!({"frames": l, "summary": summary(t)}))
+            .collect();
         println!(
             "{}",
-            serde_json::json!({"camera_file": args.camera_file, "results": tallies, "peak_memory_kib": peak_kib})
+            serde_json::json!({
+                "camera_file": args.camera_file, "results": tallies,
+                "opencv_plain": plain, "peak_memory_kib": peak_kib,
+            })
         );
         return Ok(());
     }
@@ -127,6 +159,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "  time per frame median {:.1} ms (one thread)",
             s["frame_median_ms"].as_f64().unwrap_or(f64::NAN)
         );
+    }
+    if !yardstick.is_empty() {
+        println!(
+            "side by side with the plain OpenCV pipeline (tags, warpPerspective, inRange, findContours, minAreaRect):"
+        );
+        println!(
+            "  {:<14} {:>6} {:>9} {:>14} {:>14} {:>7} {:>7} {:>9}",
+            "",
+            "recall",
+            "precision",
+            "centre med/p95",
+            "heading p95",
+            "status",
+            "colour",
+            "ms/frame"
+        );
+        for ((label, ours), (_, plain)) in report.iter().zip(&yardstick) {
+            for (name, t) in [("ours", ours), ("opencv", plain)] {
+                if t.frames == 0 {
+                    continue;
+                }
+                let s = summary(t);
+                let f = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
+                println!(
+                    "  {:<14} {:>6.3} {:>9.3} {:>6.3}/{:<7.3} {:>14} {:>7.3} {:>7.3} {:>9.1}",
+                    format!("{label} {name}"),
+                    f("recall"),
+                    f("precision"),
+                    f("centre_median_in"),
+                    f("centre_p95_in"),
+                    s["heading_p95_deg"]
+                        .as_f64()
+                        .map_or("no facing".to_owned(), |v| format!("{v:.2} deg")),
+                    f("status_accuracy"),
+                    f("colour_accuracy"),
+                    f("frame_median_ms")
+                );
+            }
+        }
     }
     println!("peak memory {:.1} MiB", peak_kib as f64 / 1024.0);
     Ok(())

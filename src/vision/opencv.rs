@@ -90,3 +90,139 @@ pub fn calibrate_lens(
         rms_px: rms,
     })
 }
+
+/// Lowest and highest HSV of a paint, in OpenCV's ranges.
+type HsvRange = ([f64; 3], [f64; 3]);
+
+/// Pixels per map inch of the plain detector's warped map (as ours).
+const PLAIN_PX_PER_IN: f64 = 20.0;
+
+/// The plain OpenCV detector `aide bench vision` measures ours against, as a competent
+/// OpenCV user would first write it: warp the frame onto the map plane with the corner
+/// tags' four map corners (`getPerspectiveTransform`, `warpPerspective`), threshold each
+/// paint in HSV (`inRange`), take outer contours (`findContours`) and their rotated
+/// rectangles (`minAreaRect`). A rectangle's centre is the piece's; its size tells a
+/// block from a cube and fresh from spent. No parallax correction, no facing band, no
+/// lens model beyond the tags': the yardstick, not a rival.
+pub fn plain_detect(
+    image: &image::RgbImage,
+    calibration: &super::Calibration,
+) -> Result<Vec<super::DetectedPiece>, opencv::Error> {
+    use opencv::core::{self as cv, Point2f as P};
+    use opencv::imgproc;
+
+    let (w, h) = (image.width() as i32, image.height() as i32);
+    let mut frame = Mat::new_rows_cols_with_default(h, w, cv::CV_8UC3, cv::Scalar::all(0.0))?;
+    frame.data_bytes_mut()?.copy_from_slice(image.as_raw());
+    let (map_w, map_h) = (calibration.map_w_in, calibration.map_h_in);
+    let seen = |x: f64, y: f64| {
+        calibration
+            .camera
+            .project(nalgebra::Point3::new(x, y, 0.0))
+            .map(|(u, v)| P::new(u as f32, v as f32))
+            .ok_or_else(|| opencv::Error::new(cv::StsError, "the map is behind the camera"))
+    };
+    let from: Vector<P> = Vector::from_iter([
+        seen(0.0, 0.0)?,
+        seen(map_w, 0.0)?,
+        seen(map_w, map_h)?,
+        seen(0.0, map_h)?,
+    ]);
+    let (out_w, out_h) = (
+        (map_w * PLAIN_PX_PER_IN) as f32,
+        (map_h * PLAIN_PX_PER_IN) as f32,
+    );
+    let to: Vector<P> = Vector::from_iter([
+        P::new(0.0, 0.0),
+        P::new(out_w, 0.0),
+        P::new(out_w, out_h),
+        P::new(0.0, out_h),
+    ]);
+    let warp = imgproc::get_perspective_transform(&from, &to, cv::DECOMP_LU)?;
+    let mut map = Mat::default();
+    imgproc::warp_perspective(
+        &frame,
+        &mut map,
+        &warp,
+        Size::new(out_w as i32, out_h as i32),
+        imgproc::INTER_LINEAR,
+        cv::BORDER_CONSTANT,
+        cv::Scalar::all(0.0),
+    )?;
+    let mut hsv = Mat::default();
+    imgproc::cvt_color_def(&map, &mut hsv, imgproc::COLOR_RGB2HSV)?;
+    // Hue in OpenCV's 0-180; red wraps around 0.
+    let paints: [(&str, &[HsvRange]); 2] = [
+        (
+            "red",
+            &[
+                ([0.0, 110.0, 60.0], [10.0, 255.0, 255.0]),
+                ([170.0, 110.0, 60.0], [180.0, 255.0, 255.0]),
+            ],
+        ),
+        ("blue", &[([100.0, 110.0, 40.0], [130.0, 255.0, 255.0])]),
+    ];
+    let mut pieces = Vec::new();
+    for (colour, ranges) in paints {
+        let mut mask = Mat::default();
+        for (lo, hi) in ranges {
+            let mut part = Mat::default();
+            cv::in_range(
+                &hsv,
+                &cv::Scalar::new(lo[0], lo[1], lo[2], 0.0),
+                &cv::Scalar::new(hi[0], hi[1], hi[2], 0.0),
+                &mut part,
+            )?;
+            if mask.empty() {
+                mask = part;
+            } else {
+                let mut both = Mat::default();
+                cv::bitwise_or_def(&mask, &part, &mut both)?;
+                mask = both;
+            }
+        }
+        let mut contours: Vector<Vector<cv::Point>> = Vector::new();
+        imgproc::find_contours_def(
+            &mask,
+            &mut contours,
+            imgproc::RETR_EXTERNAL,
+            imgproc::CHAIN_APPROX_SIMPLE,
+        )?;
+        for contour in contours {
+            let rect = imgproc::min_area_rect(&contour)?;
+            let (a, b) = (
+                f64::from(rect.size.width) / PLAIN_PX_PER_IN,
+                f64::from(rect.size.height) / PLAIN_PX_PER_IN,
+            );
+            let (long, short) = (a.max(b), a.min(b));
+            // Smaller than a quarter of a cube's face: noise.
+            if long < 0.2 || short < 0.2 {
+                continue;
+            }
+            let block = long > 1.0;
+            // The long axis's direction; a block faces across it, which way is unknown.
+            let along = if a >= b {
+                f64::from(rect.angle)
+            } else {
+                f64::from(rect.angle) + 90.0
+            };
+            pieces.push(super::DetectedPiece {
+                kind: if block { "block" } else { "hq" }.into(),
+                color: colour.into(),
+                x_in: f64::from(rect.center.x) / PLAIN_PX_PER_IN,
+                y_in: f64::from(rect.center.y) / PLAIN_PX_PER_IN,
+                heading_deg: (along + 270.0).rem_euclid(360.0),
+                status: if block && short > 0.56 {
+                    crate::table::Status::Spent
+                } else {
+                    crate::table::Status::Fresh
+                },
+                facing: super::Facing::Unknown,
+                length_in: long,
+                width_in: short,
+                confidence: 1.0,
+            });
+        }
+    }
+    Ok(pieces)
+}
