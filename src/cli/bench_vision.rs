@@ -51,6 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let colours = ColourModel::builtin();
     let mut report = Vec::new();
     // The plain OpenCV pipeline on the same frames, for the side-by-side rows.
+    #[cfg_attr(not(feature = "opencv"), allow(unused_mut))] // filled with the opencv feature
     let mut yardstick: Vec<(&str, Tally)> = Vec::new();
     // One thread for OpenCV too, as for ours.
     #[cfg(feature = "opencv")]
@@ -66,33 +67,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let scene = sim::random_scene(seed, 36.0, 24.0, w, h);
             let image = sim::render(&scene);
             let intrinsics = args.camera_file.then(|| scene.pinhole().intrinsics);
-            let started = Instant::now();
-            let detection = detect(&image, &scene, intrinsics, &colours, &model);
-            tally
-                .frame_ms
-                .push(started.elapsed().as_secs_f64() * 1000.0);
-            tally.frames += 1;
-            tally.truth += scene.pieces.len();
-            match detection {
-                Some(pieces) => score(&scene, &pieces, &mut tally),
-                None => tally.failed_frames += 1,
-            }
+            read_frame(&mut tally, &scene, || {
+                detect(&image, &scene, intrinsics, &colours, &model)
+            });
             #[cfg(feature = "opencv")]
-            {
-                let started = Instant::now();
-                let detection = Calibration::from_image(&image, 36.0, 24.0, intrinsics)
-                    .ok()
-                    .and_then(|calib| vision::opencv::plain_detect(&image, &calib).ok());
-                plain
-                    .frame_ms
-                    .push(started.elapsed().as_secs_f64() * 1000.0);
-                plain.frames += 1;
-                plain.truth += scene.pieces.len();
-                match detection {
-                    Some(pieces) => score(&scene, &pieces, &mut plain),
-                    None => plain.failed_frames += 1,
-                }
-            }
+            read_frame(&mut plain, &scene, || {
+                let calib = Calibration::from_image(&image, 36.0, 24.0, intrinsics).ok()?;
+                vision::opencv::plain_detect(&image, &calib).ok()
+            });
         }
         report.push((label, tally));
         #[cfg(feature = "opencv")]
@@ -201,6 +183,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     println!("peak memory {:.1} MiB", peak_kib as f64 / 1024.0);
     Ok(())
+}
+
+/// Read one frame with `read` (None: the tags were not found), timed, and score it.
+fn read_frame(tally: &mut Tally, scene: &Scene, read: impl FnOnce() -> Option<Vec<DetectedPiece>>) {
+    let started = Instant::now();
+    let detection = read();
+    tally
+        .frame_ms
+        .push(started.elapsed().as_secs_f64() * 1000.0);
+    tally.frames += 1;
+    tally.truth += scene.pieces.len();
+    match detection {
+        Some(pieces) => score(scene, &pieces, tally),
+        None => tally.failed_frames += 1,
+    }
 }
 
 fn detect(
