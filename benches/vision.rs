@@ -1,9 +1,10 @@
-//! One rendered 1080p frame through the detector: calibration (the corner tags, the
-//! camera) and detection (every piece), separately.
+//! One rendered 1080p frame through the detector, part by part: calibration (the corner
+//! tags, the camera), the map-plane sampler, and detection of every piece (the live
+//! pipeline keeps the first two between frames).
 
 use aide::model::PieceModel;
 use aide::sim;
-use aide::vision::{self, Calibration, ColourModel, DetectOptions};
+use aide::vision::{self, Calibration, ColourModel, DetectOptions, PlaneSampler};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn bench_vision(c: &mut Criterion) {
@@ -22,8 +23,12 @@ fn bench_vision(c: &mut Criterion) {
         model: &model,
         facing_away: &none,
     };
-    c.bench_function("detect 1080p (30 pieces)", |b| {
-        b.iter(|| vision::detect(&image, &calib, &options))
+    c.bench_function("map-plane sampler 1080p", |b| {
+        b.iter(|| PlaneSampler::new(&calib, image.width(), image.height()))
+    });
+    let sampler = PlaneSampler::new(&calib, image.width(), image.height());
+    c.bench_function("detect 1080p (30 pieces), sampler kept", |b| {
+        b.iter(|| vision::detect_sampled(&image, &calib, &sampler, &options))
     });
 }
 

@@ -319,3 +319,35 @@ fn a_table_with_other_paint_is_read_once_its_colours_are_learnt_from_a_frame() {
         "{err}"
     );
 }
+
+/// Blocks of one side in contact: lines end to end (fresh and spent mixed, turned a few
+/// degrees to each other) and columns of two marked blocks. Each is found once, with its
+/// status, and a marked one with its facing.
+#[test]
+fn blocks_touching_in_lines_and_columns_are_each_found_once() {
+    let scene = sim::touching_scene(4, 36.0, 24.0, 1280, 720);
+    let (_, d) = detect(&scene, true);
+    let pairs = nearest(&scene, &d);
+    assert_eq!(d.pieces.len(), scene.pieces.len(), "one detection a piece");
+    let mut touching = 0;
+    for (truth, (error, seen)) in scene.pieces.iter().zip(&pairs) {
+        let in_contact = scene.pieces.iter().any(|other| {
+            !std::ptr::eq(other, truth)
+                && other.color == truth.color
+                && (other.x_in - truth.x_in).hypot(other.y_in - truth.y_in) < 2.0
+        });
+        if !in_contact {
+            continue;
+        }
+        touching += 1;
+        let seen = seen.expect("found");
+        assert!(*error <= 1.0 / 16.0, "{truth:?} seen at {error:.3} in: {seen:?}");
+        assert_eq!(seen.status, truth.status, "{truth:?} seen as {seen:?}");
+        if truth.marked {
+            assert_eq!(seen.facing, Facing::Marked, "{truth:?}");
+            let off = aide::geom::heading_difference(seen.heading_deg, truth.heading_deg);
+            assert!(off < 3.0, "{truth:?} seen facing {}", seen.heading_deg);
+        }
+    }
+    assert!(touching >= 10, "only {touching} pieces in contact");
+}

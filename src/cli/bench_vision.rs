@@ -4,7 +4,9 @@ use std::time::Instant;
 
 use aide::model::PieceModel;
 use aide::sim::{self, Scene};
-use aide::vision::{self, Calibration, ColourModel, DetectOptions, DetectedPiece, Intrinsics};
+use aide::vision::{
+    self, Calibration, ColourModel, DetectOptions, DetectedPiece, Intrinsics, PlaneSampler,
+};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -20,6 +22,10 @@ pub struct Args {
     /// tags and distortion is ignored.
     #[arg(long)]
     pub camera_file: bool,
+    /// Tables where blocks of a side touch: lines end to end and columns (see
+    /// `sim::touching_scene`), instead of pieces standing apart.
+    #[arg(long)]
+    pub touching: bool,
     /// First seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -43,7 +49,30 @@ pub struct Tally {
     status_right: usize,
     colour_right: usize,
     kind_right: usize,
+    /// A frame read from nothing: tags, sampler and pieces.
     frame_ms: Vec<f64>,
+    tags_ms: Vec<f64>,
+    sampler_ms: Vec<f64>,
+    /// Everything after the tag search: sampler and pieces (ours), warp to pieces
+    /// (OpenCV's).
+    after_tags_ms: Vec<f64>,
+    /// The pieces alone: a live frame, the calibration and sampler kept from before.
+    pieces_ms: Vec<f64>,
+}
+
+/// One frame read, with the time each part took.
+struct Read {
+    pieces: Vec<DetectedPiece>,
+    tags_ms: f64,
+    sampler_ms: f64,
+    pieces_ms: f64,
+}
+
+/// Milliseconds since `started`, and the clock restarted.
+fn lap(started: &mut Instant) -> f64 {
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    *started = Instant::now();
+    ms
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -64,7 +93,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         #[cfg(feature = "opencv")]
         let mut plain = Tally::default();
         for seed in args.seed..args.seed + count {
-            let scene = sim::random_scene(seed, 36.0, 24.0, w, h);
+            let scene = if args.touching {
+                sim::touching_scene(seed, 36.0, 24.0, w, h)
+            } else {
+                sim::random_scene(seed, 36.0, 24.0, w, h)
+            };
             let image = sim::render(&scene);
             let intrinsics = args.camera_file.then(|| scene.pinhole().intrinsics);
             read_frame(&mut tally, &scene, || {
@@ -72,8 +105,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             });
             #[cfg(feature = "opencv")]
             read_frame(&mut plain, &scene, || {
+                let mut clock = Instant::now();
                 let calib = Calibration::from_image(&image, 36.0, 24.0, intrinsics).ok()?;
-                vision::opencv::plain_detect(&image, &calib).ok()
+                let tags_ms = lap(&mut clock);
+                let pieces = vision::opencv::plain_detect(&image, &calib).ok()?;
+                Some(Read {
+                    pieces,
+                    tags_ms,
+                    sampler_ms: 0.0,
+                    pieces_ms: lap(&mut clock),
+                })
             });
         }
         report.push((label, tally));
@@ -93,18 +134,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "camera_file": args.camera_file, "results": tallies,
+                "camera_file": args.camera_file, "touching": args.touching,
+                "results": tallies,
                 "opencv_plain": plain, "peak_memory_kib": peak_kib,
             })
         );
         return Ok(());
     }
     println!(
-        "aide bench vision ({}; match within {MATCH_IN} in)",
+        "aide bench vision ({}{}; match within {MATCH_IN} in)",
         if args.camera_file {
             "with the camera file"
         } else {
             "no camera file: focal length from the tags, distortion ignored"
+        },
+        if args.touching {
+            "; blocks touching in lines and columns"
+        } else {
+            ""
         }
     );
     for (label, t) in &report {
@@ -137,9 +184,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             s["colour_accuracy"].as_f64().unwrap_or(0.0),
             s["kind_accuracy"].as_f64().unwrap_or(0.0)
         );
+        let ms = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
         println!(
-            "  time per frame median {:.1} ms (one thread)",
-            s["frame_median_ms"].as_f64().unwrap_or(f64::NAN)
+            "  time per frame, medians, one thread: {:.1} ms from nothing (tags and camera {:.1}, map-plane sampler {:.1}, pieces {:.1}); {:.1} ms a live frame (calibration and sampler kept)",
+            ms("frame_median_ms"),
+            ms("tags_median_ms"),
+            ms("sampler_median_ms"),
+            ms("pieces_median_ms"),
+            ms("pieces_median_ms"),
         );
     }
     if !yardstick.is_empty() {
@@ -147,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "side by side with the plain OpenCV pipeline (tags, warpPerspective, inRange, findContours, minAreaRect):"
         );
         println!(
-            "  {:<14} {:>6} {:>9} {:>14} {:>14} {:>7} {:>7} {:>9}",
+            "  {:<14} {:>6} {:>9} {:>14} {:>14} {:>7} {:>7} {:>9} {:>8}",
             "",
             "recall",
             "precision",
@@ -155,7 +207,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "heading p95",
             "status",
             "colour",
-            "ms/frame"
+            "ms/frame",
+            "no tags"
         );
         for ((label, ours), (_, plain)) in report.iter().zip(&yardstick) {
             for (name, t) in [("ours", ours), ("opencv", plain)] {
@@ -165,7 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let s = summary(t);
                 let f = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
                 println!(
-                    "  {:<14} {:>6.3} {:>9.3} {:>6.3}/{:<7.3} {:>14} {:>7.3} {:>7.3} {:>9.1}",
+                    "  {:<14} {:>6.3} {:>9.3} {:>6.3}/{:<7.3} {:>14} {:>7.3} {:>7.3} {:>9.1} {:>8.1}",
                     format!("{label} {name}"),
                     f("recall"),
                     f("precision"),
@@ -176,7 +229,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         .map_or("no facing".to_owned(), |v| format!("{v:.2} deg")),
                     f("status_accuracy"),
                     f("colour_accuracy"),
-                    f("frame_median_ms")
+                    f("frame_median_ms"),
+                    f("after_tags_median_ms")
                 );
             }
         }
@@ -185,42 +239,51 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Read one frame with `read` (None: the tags were not found), timed, and score it.
-fn read_frame(tally: &mut Tally, scene: &Scene, read: impl FnOnce() -> Option<Vec<DetectedPiece>>) {
-    let started = Instant::now();
-    let detection = read();
-    tally
-        .frame_ms
-        .push(started.elapsed().as_secs_f64() * 1000.0);
+/// Read one frame with `read` (None: the tags were not found) and score it.
+fn read_frame(tally: &mut Tally, scene: &Scene, read: impl FnOnce() -> Option<Read>) {
     tally.frames += 1;
     tally.truth += scene.pieces.len();
-    match detection {
-        Some(pieces) => score(scene, &pieces, tally),
-        None => tally.failed_frames += 1,
-    }
+    let Some(read) = read() else {
+        tally.failed_frames += 1;
+        return;
+    };
+    tally
+        .frame_ms
+        .push(read.tags_ms + read.sampler_ms + read.pieces_ms);
+    tally.tags_ms.push(read.tags_ms);
+    tally.sampler_ms.push(read.sampler_ms);
+    tally.after_tags_ms.push(read.sampler_ms + read.pieces_ms);
+    tally.pieces_ms.push(read.pieces_ms);
+    score(scene, &read.pieces, tally);
 }
 
+/// Our detector as the live pipeline runs it, each part timed: the tags and the camera,
+/// the map-plane sampler (both kept between live frames), the pieces.
 fn detect(
     image: &image::RgbImage,
     scene: &Scene,
     intrinsics: Option<Intrinsics>,
     colours: &ColourModel,
     model: &PieceModel,
-) -> Option<Vec<DetectedPiece>> {
+) -> Option<Read> {
+    let mut clock = Instant::now();
     let calib = Calibration::from_image(image, scene.map_w_in, scene.map_h_in, intrinsics).ok()?;
+    let tags_ms = lap(&mut clock);
+    let sampler = PlaneSampler::new(&calib, image.width(), image.height());
+    let sampler_ms = lap(&mut clock);
     let none = |_: &str| None;
-    Some(
-        vision::detect(
-            image,
-            &calib,
-            &DetectOptions {
-                colours,
-                model,
-                facing_away: &none,
-            },
-        )
-        .pieces,
-    )
+    let options = DetectOptions {
+        colours,
+        model,
+        facing_away: &none,
+    };
+    let pieces = vision::detect_sampled(image, &calib, &sampler, &options).pieces;
+    Some(Read {
+        pieces,
+        tags_ms,
+        sampler_ms,
+        pieces_ms: lap(&mut clock),
+    })
 }
 
 /// Pair detections with truth pieces, nearest first, each used once.
@@ -285,6 +348,10 @@ fn summary(t: &Tally) -> serde_json::Value {
         "colour_accuracy": ratio(t.colour_right, t.found),
         "kind_accuracy": ratio(t.kind_right, t.found),
         "frame_median_ms": percentile(&t.frame_ms, 0.5),
+        "tags_median_ms": percentile(&t.tags_ms, 0.5),
+        "sampler_median_ms": percentile(&t.sampler_ms, 0.5),
+        "pieces_median_ms": percentile(&t.pieces_ms, 0.5),
+        "after_tags_median_ms": percentile(&t.after_tags_ms, 0.5),
     })
 }
 

@@ -20,6 +20,9 @@ pub struct Args {
     /// Draw a hand and forearm reaching in from the bottom edge.
     #[arg(long)]
     pub hand: bool,
+    /// Blocks of a side touching: lines end to end and columns, as in play.
+    #[arg(long)]
+    pub touching: bool,
     /// Folder to write frame.png, frame.jpg and truth.json into.
     #[arg(long)]
     pub out: PathBuf,
@@ -27,7 +30,11 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (w, h) = args.map;
-    let mut scene = sim::random_scene(args.seed, w, h, args.width, args.height);
+    let mut scene = if args.touching {
+        sim::touching_scene(args.seed, w, h, args.width, args.height)
+    } else {
+        sim::random_scene(args.seed, w, h, args.width, args.height)
+    };
     if args.hand {
         scene.hand = Some(Hand {
             from: [w * 0.55, h + 6.0],

@@ -263,6 +263,122 @@ pub fn random_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, height:
     }
 }
 
+/// A random table like [`random_scene`]'s (same camera, light and number of pieces) where
+/// blocks of one side stand in contact, as they do in play: lines of two or three
+/// blocks end to end, fronts level (fresh and spent mixed, each turned up to 4 degrees
+/// from its neighbour, corners touching), and columns of two marked blocks, one's back
+/// against the other's front. The rest stand apart as in [`random_scene`].
+pub fn touching_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, height: u32) -> Scene {
+    let mut scene = random_scene(seed, map_w_in, map_h_in, width, height);
+    let count = scene.pieces.len();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x70c4_1a6e);
+    let model = PieceModel::builtin("pub-battles").expect("the built-in model");
+    let block = model.shape(UnitKind::Infantry).expect("a block shape");
+    let frontage = block.frontage_in;
+    let mut pieces: Vec<TruePiece> = Vec::new();
+    let mut formation_of: Vec<usize> = Vec::new();
+    let clear = |pieces: &[TruePiece], owners: &[usize], p: &TruePiece, own: usize| {
+        (3.0..map_w_in - 3.0).contains(&p.x_in)
+            && (3.0..map_h_in - 3.0).contains(&p.y_in)
+            && pieces
+                .iter()
+                .zip(owners)
+                .all(|(q, &o)| o == own || centre_gap(&model, p, q) > 0.3)
+    };
+    let mut attempts = 0;
+    let mut formations = 0;
+    while formations < 6 && attempts < 2000 {
+        attempts += 1;
+        let colour = if rng.random_bool(0.5) { "red" } else { "blue" };
+        let heading: f64 = rng.random_range(0.0..360.0);
+        let (x, y) = (
+            rng.random_range(4.0..map_w_in - 4.0),
+            rng.random_range(4.0..map_h_in - 4.0),
+        );
+        let mut members = Vec::new();
+        if formations < 4 {
+            // A line: each block to the right of the last, its front on the same line.
+            let mut front = (x, y);
+            let mut last_heading = heading;
+            for i in 0..rng.random_range(2..=3) {
+                let status = if rng.random_bool(0.3) {
+                    Status::Spent
+                } else {
+                    Status::Fresh
+                };
+                let h = if i == 0 {
+                    heading
+                } else {
+                    heading + rng.random_range(-4.0..4.0)
+                };
+                let depth = block.depth_in(status);
+                if i > 0 {
+                    let turn = (h - last_heading).to_radians();
+                    let step =
+                        0.5 * frontage * (1.0 + turn.cos()) + 0.5 * depth * turn.sin().abs() + 0.01;
+                    let a = last_heading.to_radians();
+                    front = (front.0 + step * a.cos(), front.1 + step * a.sin());
+                }
+                let a = h.to_radians();
+                members.push(TruePiece {
+                    kind: Shape::Block,
+                    color: colour.into(),
+                    x_in: front.0 - 0.5 * depth * a.sin(),
+                    y_in: front.1 + 0.5 * depth * a.cos(),
+                    heading_deg: h.rem_euclid(360.0),
+                    status,
+                    marked: rng.random_bool(0.8),
+                });
+                last_heading = h;
+            }
+        } else {
+            // A column of two fresh marked blocks, the second behind the first.
+            let depth = block.depth_in(Status::Fresh);
+            for i in 0..2 {
+                let back = f64::from(i) * (depth + 0.01);
+                let h = heading
+                    + if i == 0 {
+                        0.0
+                    } else {
+                        rng.random_range(-2.0..2.0)
+                    };
+                let a = heading.to_radians();
+                members.push(TruePiece {
+                    kind: Shape::Block,
+                    color: colour.into(),
+                    x_in: x - back * a.sin(),
+                    y_in: y + back * a.cos(),
+                    heading_deg: h.rem_euclid(360.0),
+                    status: Status::Fresh,
+                    marked: true,
+                });
+            }
+        }
+        if members
+            .iter()
+            .all(|m| clear(&pieces, &formation_of, m, formations + 1))
+        {
+            formations += 1;
+            for m in members {
+                pieces.push(m);
+                formation_of.push(formations);
+            }
+        }
+    }
+    // The rest apart, as random_scene placed them, wherever they still fit.
+    for p in std::mem::take(&mut scene.pieces) {
+        if pieces.len() >= count {
+            break;
+        }
+        if clear(&pieces, &formation_of, &p, usize::MAX) {
+            pieces.push(p);
+            formation_of.push(0);
+        }
+    }
+    scene.pieces = pieces;
+    scene
+}
+
 /// A conservative gap between two pieces: centre distance less both circumradii.
 fn centre_gap(model: &PieceModel, a: &TruePiece, b: &TruePiece) -> f64 {
     let radius = |p: &TruePiece| {

@@ -52,9 +52,12 @@ impl ColourModel {
     }
 }
 
+/// Skin is at least this saturated (see [`is_skin`]).
+pub const SKIN_MIN_SATURATION: f64 = 0.22;
+
 /// Skin under table light: orange hues, moderate saturation, bright.
 pub fn is_skin(hsv: Hsv) -> bool {
-    (6.0..=30.0).contains(&hsv.h) && (0.22..=0.6).contains(&hsv.s) && hsv.v >= 0.55
+    (6.0..=30.0).contains(&hsv.h) && (SKIN_MIN_SATURATION..=0.6).contains(&hsv.s) && hsv.v >= 0.55
 }
 
 /// Hue (degrees), saturation and value in [0, 1].

@@ -14,7 +14,7 @@ use nalgebra::Point3;
 use serde::{Deserialize, Serialize};
 
 use super::calib::Calibration;
-use super::colour::{ColourModel, Hsv, is_skin};
+use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
 use crate::model::PieceModel;
 use crate::table::{Status, UnitKind};
 
@@ -67,52 +67,76 @@ pub struct DetectOptions<'a> {
     pub facing_away: &'a dyn Fn(&str) -> Option<f64>,
 }
 
-/// Detect the pieces of one frame.
+/// Detect the pieces of one frame, working out where every map-plane pixel is read from
+/// first (a frame read on its own: `aide detect`, the benchmark's cold frames).
 pub fn detect(image: &RgbImage, calib: &Calibration, options: &DetectOptions) -> Detection {
-    let plane = MapPlane::resample(image, calib);
-    let n_sides = options.colours.sides.len();
-    let mut masks = vec![image::GrayImage::new(plane.w, plane.h); n_sides];
+    let sampler = PlaneSampler::new(calib, image.width(), image.height());
+    detect_sampled(image, calib, &sampler, options)
+}
+
+/// Detect the pieces of one frame with a [`PlaneSampler`] kept from earlier frames of the
+/// same camera: the live pipeline's path.
+pub fn detect_sampled(
+    image: &RgbImage,
+    calib: &Calibration,
+    sampler: &PlaneSampler,
+    options: &DetectOptions,
+) -> Detection {
+    let plane = MapPlane::resample(image, calib, sampler);
+    // One class per pixel: 0 the map, side k is k + 1. Components never join pixels of
+    // different classes, so one labelling serves every side.
+    let mut classes = image::GrayImage::new(plane.w, plane.h);
     let mut skin = image::GrayImage::new(plane.w, plane.h);
     let mut on_map = 0usize;
-    for y in 0..plane.h {
-        for x in 0..plane.w {
-            let Some(rgb) = plane.at(x, y) else { continue };
-            on_map += 1;
-            let hsv = Hsv::from_rgb(rgb);
-            if let Some(side) = options.colours.side_of(hsv) {
-                masks[side].put_pixel(x, y, image::Luma([255]));
-            } else if is_skin(hsv) {
-                skin.put_pixel(x, y, image::Luma([255]));
-            }
+    // Neither paint nor skin is paler than this: most of the map is rejected on two
+    // integer comparisons before any hue is worked out.
+    let least_saturation = options
+        .colours
+        .sides
+        .iter()
+        .map(|s| s.min_saturation)
+        .fold(SKIN_MIN_SATURATION, f64::min);
+    for (i, pixel) in plane.pixels.iter().enumerate() {
+        let Some(rgb) = *pixel else { continue };
+        on_map += 1;
+        let max = rgb.iter().copied().max().unwrap_or(0);
+        let min = rgb.iter().copied().min().unwrap_or(0);
+        if f64::from(max - min) < least_saturation * f64::from(max) || max == 0 {
+            continue;
+        }
+        let hsv = Hsv::from_rgb(rgb);
+        let (x, y) = (i as u32 % plane.w, i as u32 / plane.w);
+        if let Some(side) = options.colours.side_of(hsv) {
+            classes.put_pixel(x, y, image::Luma([side as u8 + 1]));
+        } else if is_skin(hsv) {
+            skin.put_pixel(x, y, image::Luma([255]));
         }
     }
     // A hand is a large skin-coloured area; a tan road or a label is thin. Eroding by
     // 0.15 in leaves the one and removes the other.
     let skin = imageproc::morphology::erode(&skin, imageproc::distance_transform::Norm::LInf, 3);
     let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
-    let (cam_x, cam_y, cam_h) = calib.camera_over();
-    let mut found: Vec<(DetectedPiece, f64)> = Vec::new();
-    for (side, mask) in masks.iter().enumerate() {
-        let name = &options.colours.sides[side].name;
-        let labels = connected_components(mask, Connectivity::Eight, image::Luma([0u8]));
-        let mut blobs: Vec<Vec<(u32, u32)>> = Vec::new();
-        for (x, y, l) in labels.enumerate_pixels() {
-            let l = l.0[0] as usize;
-            if l == 0 {
-                continue;
-            }
-            if blobs.len() < l {
-                blobs.resize(l, Vec::new());
-            }
-            blobs[l - 1].push((x, y));
+    let camera = calib.camera_over();
+    let labels = connected_components(&classes, Connectivity::Eight, image::Luma([0u8]));
+    let mut blobs: Vec<(usize, Vec<(u32, u32)>)> = Vec::new();
+    for ((x, y, l), class) in labels.enumerate_pixels().zip(classes.pixels()) {
+        let l = l.0[0] as usize;
+        if l == 0 {
+            continue;
         }
-        for blob in blobs {
-            let camera = (cam_x, cam_y, cam_h);
-            if let Some(piece) = measure(&blob, &plane, name, camera, options) {
-                found.push(piece);
-            }
+        if blobs.len() < l {
+            blobs.resize(l, (0, Vec::new()));
         }
+        blobs[l - 1].0 = usize::from(class.0[0] - 1);
+        blobs[l - 1].1.push((x, y));
     }
+    let found = blobs
+        .iter()
+        .flat_map(|(side, blob)| {
+            let name = &options.colours.sides[*side].name;
+            measure_blob(blob, &plane, name, camera, options)
+        })
+        .collect();
     Detection {
         pieces: drop_side_faces(found),
         disturbance: if on_map == 0 {
@@ -144,7 +168,98 @@ fn drop_side_faces(found: Vec<(DetectedPiece, f64)>) -> Vec<DetectedPiece> {
         .collect()
 }
 
-/// The frame resampled onto the map plane (z = 0) at [`PX_PER_IN`].
+/// Where each map-plane pixel at [`PX_PER_IN`] is read in the frame: the four frame
+/// pixels around the point the camera shows it at, and the bilinear weights.
+///
+/// Projecting through the lens costs more than reading the pixels, and a camera on a
+/// stand does not move, so the live pipeline works this out once per calibration.
+pub struct PlaneSampler {
+    w: u32,
+    h: u32,
+    frame_w: u32,
+    frame_h: u32,
+    taps: Vec<Tap>,
+}
+
+/// A map-plane pixel's read: the byte offset of the top-left frame pixel of four, and
+/// the weights of the right and lower ones in 1/256ths. `offset == u32::MAX`: the point
+/// falls outside the frame, or on a corner card.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Tap {
+    offset: u32,
+    fx: u16,
+    fy: u16,
+}
+
+impl Tap {
+    const NONE: Tap = Tap {
+        offset: u32::MAX,
+        fx: 0,
+        fy: 0,
+    };
+}
+
+impl PlaneSampler {
+    pub fn new(calib: &Calibration, frame_w: u32, frame_h: u32) -> Self {
+        let w = (calib.map_w_in * PX_PER_IN).round() as u32;
+        let h = (calib.map_h_in * PX_PER_IN).round() as u32;
+        let camera = &calib.camera;
+        let card = 2.0 * PX_PER_IN;
+        let near = |v: f64, max: u32| v < card || v > f64::from(max) - card;
+        let mut taps = Vec::with_capacity((w * h) as usize);
+        for y in 0..h {
+            let fy = f64::from(y);
+            // Camera coordinates are affine along a row: one column of R per step.
+            let row = camera.r.column(1) * ((fy + 0.5) / PX_PER_IN) + camera.t;
+            for x in 0..w {
+                let fx = f64::from(x);
+                if near(fx, w) && near(fy, h) {
+                    taps.push(Tap::NONE);
+                    continue;
+                }
+                let c = row + camera.r.column(0) * ((fx + 0.5) / PX_PER_IN);
+                if c.z <= 1e-9 {
+                    taps.push(Tap::NONE);
+                    continue;
+                }
+                let (u, v) = camera.intrinsics.normalized_to_pixel(c.x / c.z, c.y / c.z);
+                taps.push(tap_at(u, v, frame_w, frame_h));
+            }
+        }
+        Self {
+            w,
+            h,
+            frame_w,
+            frame_h,
+            taps,
+        }
+    }
+
+    /// Whether this sampler reads frames of this size.
+    pub fn fits(&self, image: &RgbImage) -> bool {
+        (self.frame_w, self.frame_h) == image.dimensions()
+    }
+}
+
+/// The read of pixel position (u, v) (pixel centres at +0.5), as [`bilinear`] reads it.
+fn tap_at(u: f64, v: f64, frame_w: u32, frame_h: u32) -> Tap {
+    let (x, y) = (u - 0.5, v - 0.5);
+    if !(x >= 0.0 && y >= 0.0 && x < f64::from(frame_w) && y < f64::from(frame_h)) {
+        return Tap::NONE;
+    }
+    // Truncation is the floor here (both are non-negative), without a libm call.
+    let (x0, y0) = (x as u32, y as u32);
+    if x0 + 1 >= frame_w || y0 + 1 >= frame_h {
+        return Tap::NONE;
+    }
+    Tap {
+        offset: 3 * (y0 * frame_w + x0),
+        fx: ((x - f64::from(x0)) * 256.0) as u16,
+        fy: ((y - f64::from(y0)) * 256.0) as u16,
+    }
+}
+
+/// The frame resampled onto the map plane (z = 0) at [`PX_PER_IN`], white-balanced.
 struct MapPlane {
     w: u32,
     h: u32,
@@ -153,37 +268,36 @@ struct MapPlane {
 }
 
 impl MapPlane {
-    fn resample(image: &RgbImage, calib: &Calibration) -> Self {
-        let w = (calib.map_w_in * PX_PER_IN).round() as u32;
-        let h = (calib.map_h_in * PX_PER_IN).round() as u32;
-        let gains = white_balance(image, calib);
-        let mut pixels = Vec::with_capacity((w * h) as usize);
-        let card = 2.0 * PX_PER_IN;
-        for y in 0..h {
-            for x in 0..w {
-                let (fx, fy) = (f64::from(x), f64::from(y));
-                let near = |v: f64, max: u32| v < card || v > f64::from(max) - card;
-                if near(fx, w) && near(fy, h) {
-                    pixels.push(None);
-                    continue;
+    fn resample(image: &RgbImage, calib: &Calibration, sampler: &PlaneSampler) -> Self {
+        assert!(sampler.fits(image), "a sampler made for another frame size");
+        // Gains in 1/256ths, so the whole read stays in integers.
+        let gains = white_balance(image, calib).map(|g| (g * 256.0).round() as u32);
+        let data = image.as_raw().as_slice();
+        let stride = 3 * image.width() as usize;
+        let pixels = sampler
+            .taps
+            .iter()
+            .map(|tap| {
+                if tap.offset == u32::MAX {
+                    return None;
                 }
-                let p = Point3::new((fx + 0.5) / PX_PER_IN, (fy + 0.5) / PX_PER_IN, 0.0);
-                pixels.push(
-                    calib
-                        .camera
-                        .project(p)
-                        .and_then(|(u, v)| bilinear(image, u, v))
-                        .map(|rgb| {
-                            let mut out = [0u8; 3];
-                            for c in 0..3 {
-                                out[c] = (f64::from(rgb[c]) * gains[c]).round().min(255.0) as u8;
-                            }
-                            out
-                        }),
-                );
-            }
+                let o = tap.offset as usize;
+                let (fx, fy) = (u32::from(tap.fx), u32::from(tap.fy));
+                let (upper, lower) = (&data[o..o + 6], &data[o + stride..o + stride + 6]);
+                let mut out = [0u8; 3];
+                for (c, value) in out.iter_mut().enumerate() {
+                    let row = |r: &[u8]| u32::from(r[c]) * (256 - fx) + u32::from(r[c + 3]) * fx;
+                    let v = (row(upper) * (256 - fy) + row(lower) * fy + (1 << 15)) >> 16;
+                    *value = ((v * gains[c] + 128) >> 8).min(255) as u8;
+                }
+                Some(out)
+            })
+            .collect();
+        Self {
+            w: sampler.w,
+            h: sampler.h,
+            pixels,
         }
-        Self { w, h, pixels }
     }
 
     fn at(&self, x: u32, y: u32) -> Option<[u8; 3]> {
@@ -252,27 +366,17 @@ pub(super) fn bilinear(image: &RgbImage, u: f64, v: f64) -> Option<[u8; 3]> {
     Some(out)
 }
 
-/// Measure one blob of a side's paint; `None` when it is no piece (a road line, a speck).
-fn measure(
-    blob: &[(u32, u32)],
-    plane: &MapPlane,
-    colour: &str,
-    camera: (f64, f64, f64),
-    options: &DetectOptions,
-) -> Option<(DetectedPiece, f64)> {
-    let block = options.model.shape(UnitKind::Infantry)?;
-    let hq = options.model.shape(UnitKind::Hq)?;
-    let px_area = |w: f64, d: f64| w * d * PX_PER_IN * PX_PER_IN;
-    // Smaller than half an HQ cube's top: a speck.
-    if (blob.len() as f64) < 0.5 * px_area(hq.frontage_in, hq.depth_fresh_in) {
-        return None;
-    }
-    // The lit top face: the brighter part of the blob (the sides are in shade).
+/// The lit top face of a blob: its brighter part (the sides are in shade), as pixel
+/// centres, and the brightness (HSV value) it was told by. `None` for too few pixels.
+fn lit_top(blob: &[(u32, u32)], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
     let mut values: Vec<f64> = blob
         .iter()
         .filter_map(|&(x, y)| plane.at(x, y))
         .map(|rgb| Hsv::from_rgb(rgb).v)
         .collect();
+    if values.is_empty() {
+        return None;
+    }
     values.sort_by(f64::total_cmp);
     let bright = values[(values.len() * 9) / 10];
     let top: Vec<[f64; 2]> = blob
@@ -284,19 +388,116 @@ fn measure(
         })
         .map(|&(x, y)| [f64::from(x) + 0.5, f64::from(y) + 0.5])
         .collect();
-    if top.len() < 4 {
+    (top.len() >= 4).then_some((bright, top))
+}
+
+/// The pieces in one blob of a side's paint. Blocks of a side standing end to end in a
+/// line are one blob: their lit tops make one strip as many frontages long as there are
+/// blocks. Such a strip is cut across its long axis into equal lengths, one per block
+/// (the blocks of a line have the same frontage whether fresh or spent), and each part
+/// is measured as a blob of its own.
+fn measure_blob(
+    blob: &[(u32, u32)],
+    plane: &MapPlane,
+    colour: &str,
+    camera: (f64, f64, f64),
+    options: &DetectOptions,
+) -> Vec<(DetectedPiece, f64)> {
+    let blocks = lit_top(blob, plane).zip(options.model.shape(UnitKind::Infantry));
+    let Some(((_, top), block)) = blocks else {
+        return Vec::new();
+    };
+    let axes = principal_axes(&top);
+    // The strip's ends by count, not by share: a fresh block's narrow top at one end of
+    // a line holds far fewer pixels per column than a spent one's.
+    let mut along: Vec<f64> = top
+        .iter()
+        .map(|p| dot(sub(*p, axes.centre), axes.along))
+        .collect();
+    along.sort_by(f64::total_cmp);
+    let trim = 3.min(along.len() / 2);
+    let (lo, hi) = (along[trim], along[along.len() - 1 - trim]);
+    let length_in = (hi - lo + 1.0) / PX_PER_IN;
+    let count = (length_in / block.frontage_in).round().clamp(1.0, 4.0) as usize;
+    if count == 1 {
+        return measure(blob, plane, colour, camera, options, None)
+            .into_iter()
+            .collect();
+    }
+    // Pixels this near a cut are left out of both parts: blocks of a line may be turned
+    // a few degrees to each other (their seam is not square to the line), and a fresh
+    // block's end stands above a spent neighbour's top.
+    let margin = 0.15 * PX_PER_IN;
+    let part_px = (hi - lo) / count as f64;
+    let mut parts = vec![Vec::new(); count];
+    for &(x, y) in blob {
+        let along = dot(
+            sub([f64::from(x) + 0.5, f64::from(y) + 0.5], axes.centre),
+            axes.along,
+        );
+        let at = (along - lo) / part_px;
+        let part = at.floor().clamp(0.0, (count - 1) as f64) as usize;
+        let into = (at - part as f64) * part_px;
+        let near_cut = (part > 0 && into < margin) || (part + 1 < count && into > part_px - margin);
+        if !near_cut {
+            parts[part].push((x, y));
+        }
+    }
+    parts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, part)| {
+            let cut = Cut {
+                axis: axes.along,
+                low_end: i > 0,
+                high_end: i + 1 < count,
+            };
+            measure(part, plane, colour, camera, options, Some(cut))
+        })
+        .collect()
+}
+
+/// Which ends of a part of a line (along `axis`) are cuts, not a block's own ends.
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    axis: [f64; 2],
+    low_end: bool,
+    high_end: bool,
+}
+
+/// Measure one blob of a side's paint; `None` when it is no piece (a road line, a speck).
+fn measure(
+    blob: &[(u32, u32)],
+    plane: &MapPlane,
+    colour: &str,
+    camera: (f64, f64, f64),
+    options: &DetectOptions,
+    cut: Option<Cut>,
+) -> Option<(DetectedPiece, f64)> {
+    let block = options.model.shape(UnitKind::Infantry)?;
+    let hq = options.model.shape(UnitKind::Hq)?;
+    let px_area = |w: f64, d: f64| w * d * PX_PER_IN * PX_PER_IN;
+    // Smaller than half an HQ cube's top: a speck.
+    if (blob.len() as f64) < 0.5 * px_area(hq.frontage_in, hq.depth_fresh_in) {
         return None;
     }
+    let (bright, top) = lit_top(blob, plane)?;
     let axes = principal_axes(&top);
     let (mut lo_n, mut hi_n) = extent(&top, axes.centre, axes.normal);
-    let (lo_l, hi_l) = extent(&top, axes.centre, axes.along);
+    let (mut lo_l, mut hi_l) = extent(&top, axes.centre, axes.along);
+    // A part of a line: which of its ends along its own axis were cut.
+    let (cut_low, cut_high) = match cut {
+        Some(c) if dot(c.axis, axes.along) >= 0.0 => (c.low_end, c.high_end),
+        Some(c) => (c.high_end, c.low_end),
+        None => (false, false),
+    };
     // The band beside the painted top; HQ cubes (painted tops far shorter than a block)
     // carry none, so a pale map spot beside one is not read as a band.
     let cube = (hi_l - lo_l + 1.0) / PX_PER_IN < 0.5 * block.frontage_in;
     let band = if cube {
         None
     } else {
-        band_beside(&top, &axes, plane, options.colours, bright)
+        band_beside(&top, &axes, plane, options.colours, bright, colour)
     };
     let mut front_sign = 0.0;
     let painted_width = hi_n - lo_n;
@@ -312,7 +513,7 @@ fn measure(
     let length0 = (hi_l - lo_l + 1.0) / PX_PER_IN;
     let width0 = (hi_n - lo_n + 1.0) / PX_PER_IN;
     let thin_line = painted_width + 1.0 < 0.12 * PX_PER_IN;
-    if thin_line || length0 > 1.5 * block.frontage_in {
+    if thin_line || (cut.is_none() && length0 > 1.5 * block.frontage_in) {
         return None;
     }
     // Which shape and status fits the measured size best, once scaled back to its height.
@@ -342,16 +543,35 @@ fn measure(
     ];
     let (kind, status, height, err) = candidates
         .iter()
+        .filter(|c| cut.is_none() || c.0 == "block")
         .map(|&(kind, status, f, d, h)| {
             let k = (cam_h - h) / cam_h;
-            let err = ((length0 * k - f) / f).abs() + ((width0 * k - d) / d).abs();
-            (kind, status, h, err)
+            // A part of a line is a block's frontage long by construction.
+            let length_err = if cut.is_some() {
+                0.0
+            } else {
+                ((length0 * k - f) / f).abs()
+            };
+            (kind, status, h, length_err + ((width0 * k - d) / d).abs())
         })
         .min_by(|a, b| a.3.total_cmp(&b.3))?;
     if err > 0.9 {
         return None;
     }
     let k = (cam_h - height) / cam_h;
+    // A cut end is placed from the block's other end and its frontage as the map plane
+    // shows it at its height (pixel centres: a span of n pixels is n - 1 between them).
+    let frontage_px = block.frontage_in * PX_PER_IN / k;
+    match (cut_low, cut_high) {
+        (true, false) => lo_l = hi_l + 1.0 - frontage_px,
+        (false, true) => hi_l = lo_l - 1.0 + frontage_px,
+        _ => {}
+    }
+    let length0 = if cut.is_some() {
+        block.frontage_in / k
+    } else {
+        length0
+    };
     // The top face's centre, taken back down the camera's ray to the footprint.
     let mid_n = 0.5 * (lo_n + hi_n);
     let mid_l = 0.5 * (lo_l + hi_l);
@@ -437,18 +657,33 @@ struct Band {
     sign: f64,
     columns: usize,
     depth_px: f64,
+    /// Columns where the side's lit paint follows the band: a neighbour's top, so the
+    /// band may be the neighbour's own (see [`band_beside`]).
+    backed_by_paint: usize,
 }
 
 /// Look for the band beside both long sides of the painted top. The band is off-white:
 /// unsaturated and brighter than the paint beside it, whatever the light is like in that
 /// part of the frame. One mixed pixel at the paint's edge is stepped over.
+///
+/// In a column, the block behind shows its band against the back of the block in front,
+/// which then has a band on both sides; its own is the one with no paint beyond it.
 fn band_beside(
     top: &[[f64; 2]],
     axes: &Axes,
     plane: &MapPlane,
     colours: &ColourModel,
     painted_v: f64,
+    colour: &str,
 ) -> Option<Band> {
+    // A neighbour's top is lit like this one; the block's own sides are in shade.
+    let is_lit_paint = |rgb: [u8; 3]| {
+        let hsv = Hsv::from_rgb(rgb);
+        hsv.v >= 0.8 * painted_v
+            && colours
+                .side_of(hsv)
+                .is_some_and(|side| colours.sides[side].name == colour)
+    };
     let is_band = |rgb: [u8; 3]| {
         let hsv = Hsv::from_rgb(rgb);
         hsv.s <= colours.band_max_saturation
@@ -457,20 +692,23 @@ fn band_beside(
     let (lo_l, hi_l) = extent(top, axes.centre, axes.along);
     let (lo_n, hi_n) = extent(top, axes.centre, axes.normal);
     let reach = (0.45 * PX_PER_IN).ceil() as i32;
-    let mut best: Option<Band> = None;
+    let mut sides: Vec<Band> = Vec::new();
     for (edge, sign) in [(hi_n, 1.0), (lo_n, -1.0)] {
         let mut depths = Vec::new();
+        let mut backed_by_paint = 0;
         for i in 0..=(hi_l - lo_l).ceil() as i32 {
             let l = lo_l + f64::from(i);
-            let mut depth = 0;
-            for j in 1..=reach {
+            let pixel = |j: i32| {
                 let nrm = edge + sign * f64::from(j);
                 let x = (axes.centre[0] + l * axes.along[0] + nrm * axes.normal[0]).floor();
                 let y = (axes.centre[1] + l * axes.along[1] + nrm * axes.normal[1]).floor();
-                if x < 0.0 || y < 0.0 || x >= f64::from(plane.w) || y >= f64::from(plane.h) {
-                    break;
-                }
-                if plane.at(x as u32, y as u32).is_some_and(is_band) {
+                let inside =
+                    x >= 0.0 && y >= 0.0 && x < f64::from(plane.w) && y < f64::from(plane.h);
+                inside.then(|| plane.at(x as u32, y as u32)).flatten()
+            };
+            let mut depth = 0;
+            for j in 1..=reach {
+                if pixel(j).is_some_and(is_band) {
                     depth = j;
                 } else if j > 1 {
                     break;
@@ -478,18 +716,26 @@ fn band_beside(
             }
             if depth > 0 {
                 depths.push(f64::from(depth));
+                if (1..=2).any(|j| pixel(depth + j).is_some_and(is_lit_paint)) {
+                    backed_by_paint += 1;
+                }
             }
         }
-        if depths.len() > best.as_ref().map_or(0, |b| b.columns) {
+        if !depths.is_empty() {
             depths.sort_by(f64::total_cmp);
-            best = Some(Band {
+            sides.push(Band {
                 sign,
                 columns: depths.len(),
                 depth_px: depths[depths.len() / 2],
+                backed_by_paint,
             });
         }
     }
-    best
+    // The free band wins only against a paint-backed one about as long: a pale patch of
+    // map beside the back of the block behind is no band.
+    let most = sides.iter().map(|b| b.columns).max().unwrap_or(0);
+    let free = |b: &Band| 2 * b.backed_by_paint < b.columns && 5 * b.columns >= 4 * most;
+    sides.into_iter().max_by_key(|b| (free(b), b.columns))
 }
 
 /// The 2nd and 98th percentile of the points' offsets along `axis` from `centre`.

@@ -14,7 +14,9 @@ pub mod opencv;
 pub use calib::Calibration;
 pub use camera::Intrinsics;
 pub use colour::ColourModel;
-pub use detect::{DetectOptions, DetectedPiece, Detection, Facing, detect};
+pub use detect::{
+    DetectOptions, DetectedPiece, Detection, Facing, PlaneSampler, detect, detect_sampled,
+};
 pub use observe::TableObserver;
 
 /// Why a frame could not be read.

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::{Calibration, ColourModel, DetectOptions, Intrinsics, detect};
+use super::{Calibration, ColourModel, DetectOptions, Intrinsics, PlaneSampler, detect_sampled};
 use crate::capture::Frame;
 use crate::live::Observer;
 use crate::model::PieceModel;
@@ -29,6 +29,8 @@ pub struct TableObserver {
     /// The heading facing away from each side's home edge, by side id.
     facing_away: HashMap<String, f64>,
     calibration: Option<Calibration>,
+    /// Where the map-plane pixels are read under `calibration`.
+    sampler: Option<PlaneSampler>,
     frames_since: u32,
 }
 
@@ -46,6 +48,7 @@ impl TableObserver {
                 .map(|s| (s.id.clone(), s.home_edge.facing_away_deg()))
                 .collect(),
             calibration: None,
+            sampler: None,
             frames_since: 0,
         }
     }
@@ -61,6 +64,9 @@ impl Observer for TableObserver {
                 self.intrinsics,
             ) {
                 Ok(c) => {
+                    if self.calibration != Some(c) {
+                        self.sampler = None;
+                    }
                     self.calibration = Some(c);
                     self.frames_since = 0;
                 }
@@ -76,10 +82,17 @@ impl Observer for TableObserver {
         }
         self.frames_since += 1;
         let calibration = self.calibration.as_ref().expect("set above");
+        let image = &frame.image;
+        let sampler = match self.sampler.take() {
+            Some(s) if s.fits(image) => s,
+            _ => PlaneSampler::new(calibration, image.width(), image.height()),
+        };
+        let sampler = self.sampler.insert(sampler);
         let facing_away = |colour: &str| self.facing_away.get(colour).copied();
-        let detection = detect(
-            &frame.image,
+        let detection = detect_sampled(
+            image,
             calibration,
+            sampler,
             &DetectOptions {
                 colours: &self.colours,
                 model: &self.model,
