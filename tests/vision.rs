@@ -11,19 +11,20 @@ fn detect(scene: &Scene, camera_file: bool) -> (Calibration, Detection) {
     let intrinsics = camera_file.then(|| scene.pinhole().intrinsics);
     let calib = Calibration::from_image(&image, scene.map_w_in, scene.map_h_in, intrinsics)
         .expect("the four tags are in view");
+    let detection = with_default_options(|options| vision::detect(&image, &calib, options));
+    (calib, detection)
+}
+
+/// The built-in piece and colour models, no home edges.
+fn with_default_options<R>(read: impl FnOnce(&DetectOptions) -> R) -> R {
     let model = PieceModel::builtin("pub-battles").unwrap();
     let colours = ColourModel::builtin();
     let none = |_: &str| None;
-    let detection = vision::detect(
-        &image,
-        &calib,
-        &DetectOptions {
-            colours: &colours,
-            model: &model,
-            facing_away: &none,
-        },
-    );
-    (calib, detection)
+    read(&DetectOptions {
+        colours: &colours,
+        model: &model,
+        facing_away: &none,
+    })
 }
 
 /// Each truth piece with the nearest detection of its colour, and that distance.
@@ -341,7 +342,10 @@ fn blocks_touching_in_lines_and_columns_are_each_found_once() {
         }
         touching += 1;
         let seen = seen.expect("found");
-        assert!(*error <= 1.0 / 16.0, "{truth:?} seen at {error:.3} in: {seen:?}");
+        assert!(
+            *error <= 1.0 / 16.0,
+            "{truth:?} seen at {error:.3} in: {seen:?}"
+        );
         assert_eq!(seen.status, truth.status, "{truth:?} seen as {seen:?}");
         if truth.marked {
             assert_eq!(seen.facing, Facing::Marked, "{truth:?}");
@@ -350,4 +354,24 @@ fn blocks_touching_in_lines_and_columns_are_each_found_once() {
         }
     }
     assert!(touching >= 10, "only {touching} pieces in contact");
+}
+
+/// The live pipeline keeps the sampler between frames, with each tile's reads worked
+/// out the first time: a frame read again with the kept sampler gives what a frame read
+/// from nothing gives.
+#[test]
+fn a_kept_sampler_reads_a_frame_as_a_new_one_does() {
+    let scene = sim::touching_scene(9, 36.0, 24.0, 1280, 720);
+    let image = sim::render(&scene);
+    let calib = Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics))
+        .expect("the four tags are in view");
+    with_default_options(|options| {
+        let fresh = vision::detect(&image, &calib, options);
+        assert!(fresh.pieces.len() >= 25, "{} pieces", fresh.pieces.len());
+        let sampler = vision::PlaneSampler::new(&calib, image.width(), image.height());
+        let first = vision::detect_sampled(&image, &calib, &sampler, options);
+        let again = vision::detect_sampled(&image, &calib, &sampler, options);
+        assert_eq!(first, fresh);
+        assert_eq!(again, fresh);
+    });
 }

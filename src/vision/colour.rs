@@ -41,9 +41,9 @@ impl ColourModel {
     /// Which side's paint a pixel is, by index into `sides`.
     pub fn side_of(&self, hsv: Hsv) -> Option<usize> {
         self.sides.iter().position(|s| {
-            hue_distance(hsv.h, s.hue_deg) <= s.hue_tolerance_deg
-                && hsv.s >= s.min_saturation
+            hsv.s >= s.min_saturation
                 && hsv.v >= s.min_value
+                && hue_distance(hsv.h, s.hue_deg) <= s.hue_tolerance_deg
         })
     }
 
@@ -57,7 +57,7 @@ pub const SKIN_MIN_SATURATION: f64 = 0.22;
 
 /// Skin under table light: orange hues, moderate saturation, bright.
 pub fn is_skin(hsv: Hsv) -> bool {
-    (6.0..=30.0).contains(&hsv.h) && (SKIN_MIN_SATURATION..=0.6).contains(&hsv.s) && hsv.v >= 0.55
+    hsv.v >= 0.55 && (SKIN_MIN_SATURATION..=0.6).contains(&hsv.s) && (6.0..=30.0).contains(&hsv.h)
 }
 
 /// Hue (degrees), saturation and value in [0, 1].
@@ -77,7 +77,9 @@ impl Hsv {
         let h = if delta <= 0.0 {
             0.0
         } else if max == r {
-            60.0 * ((g - b) / delta).rem_euclid(6.0)
+            // (g - b) / delta is within [-1, 1]: a wrap by hand, not a libm fmod.
+            let sector = (g - b) / delta;
+            60.0 * if sector < 0.0 { sector + 6.0 } else { sector }
         } else if max == g {
             60.0 * ((b - r) / delta + 2.0)
         } else {
@@ -92,6 +94,8 @@ impl Hsv {
 }
 
 pub fn hue_distance(a: f64, b: f64) -> f64 {
-    let d = (a - b).rem_euclid(360.0);
+    let d = (a - b).abs();
+    // Hues are within [0, 360) but a model file may say -10 or 370: wrap only then.
+    let d = if d < 360.0 { d } else { d % 360.0 };
     d.min(360.0 - d)
 }
