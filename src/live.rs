@@ -59,7 +59,8 @@ impl Feed for CameraFeed {
         };
         let healthy = match source.kind() {
             SourceKind::Camera => Source::Camera,
-            SourceKind::Replay | SourceKind::Synthetic => Source::Replay,
+            SourceKind::Replay => Source::Replay,
+            SourceKind::Synthetic => Source::Synthetic,
         };
         let mut rate = FrameRate::default();
         let mut unreadable_since: Option<Instant> = None;

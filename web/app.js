@@ -382,18 +382,28 @@ function identifyPicker(p) {
 
 async function identify(p, unit) {
   if (!unit) return;
-  const out = $("identifyout");
-  out.textContent = "naming…";
+  const { x, y } = p.footprint.center;
+  // The panel may be drawn anew while the request is out: write to the one shown now.
+  const say = (text, className) => {
+    const out = $("identifyout");
+    if (out) Object.assign(out, { textContent: text, className });
+  };
+  say("naming…", "hint");
   try {
-    const named = await api("identify", { unit, x_in: p.footprint.center.x, y_in: p.footprint.center.y });
+    const named = await api("identify", { unit, x_in: x, y_in: y });
     app.named = named;
-    out.textContent = `Named ${unitName(named.unit)}; it was taken for ${unitName(named.was)}.`;
-    out.className = "good";
-    // Show the piece under its new name as soon as the renamed table arrives.
-    app.selectWhenSeen = named.unit;
+    say(`Named ${unitName(named.unit)}; it was taken for ${unitName(named.was)}.`, "good");
+    // Show the piece under its new name: now if the renamed table came first (the
+    // WebSocket can beat this reply), else as soon as it arrives.
+    const now = piece(named.unit);
+    if (now && Math.hypot(now.pose.x_in - x, now.pose.y_in - y) < 0.5) {
+      app.sel = [named.unit];
+      refresh();
+    } else {
+      app.selectWhenSeen = named.unit;
+    }
   } catch (err) {
-    out.textContent = err.message;
-    out.className = "bad";
+    say(err.message, "bad");
   }
 }
 
@@ -613,7 +623,7 @@ function showStatus() {
   if (!s) return;
   const src = $("source");
   src.className = "dot " + s.source;
-  src.textContent = s.source;
+  src.textContent = s.source === "synthetic" ? "synthetic camera" : s.source;
   $("fps").textContent = s.fps > 0 ? `${s.fps.toFixed(1)} fps` : "still";
   const since = s.since_stable_s + (performance.now() - app.statusAt) / 1000;
   $("since").textContent = `stable ${since.toFixed(0)} s ago`;

@@ -17,13 +17,15 @@ use tokio::sync::watch;
 use crate::table::TableState;
 use crate::track::{AssignError, Identification};
 
-/// Who is producing the table: a scripted replay, the live camera, or a camera that has
-/// lost the table (hands over it, cable pulled).
+/// Who is producing the table: a scripted replay or a folder of frames, the live camera,
+/// the synthetic camera (the demo's rendered frames through the detector), or a camera
+/// that has lost the table (hands over it, cable pulled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     Replay,
     Camera,
+    Synthetic,
     Lost,
 }
 

@@ -193,6 +193,8 @@ async function main() {
     // only units of the same side and shape; choosing one swaps the two names.
     await page.goto(process.env.AIDE_WATCHED_URL);
     await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+    // The demo's rendered frames are named for what they are, not a replay.
+    await page.waitForFunction(() => document.querySelector("#source")?.textContent === "synthetic camera");
     const a = "red-2-inf-1";
     const aPose = await page.evaluate((id) => window.aide.table.pieces.find((p) => p.id === id).pose, a);
     await tapMap(page, aPose.x_in, aPose.y_in);
