@@ -584,6 +584,12 @@ fn measure_blob(
     let Some(((_, top), block)) = blocks else {
         return Vec::new();
     };
+    if let Some(parts) = split_by_tops(blob, &top) {
+        return parts
+            .iter()
+            .flat_map(|part| measure_blob(part, plane, colour, camera, options))
+            .collect();
+    }
     let axes = principal_axes(&top);
     // The strip's ends by count, not by share: a fresh block's narrow top at one end of
     // a line holds far fewer pixels per column than a spent one's.
@@ -632,6 +638,92 @@ fn measure_blob(
             measure(part, plane, colour, camera, options, Some(cut))
         })
         .collect()
+}
+
+/// A blob whose lit top falls apart into several sizeable pieces, split into one blob per
+/// piece: each of its pixels goes with the lit piece it is nearest to through the blob.
+/// Two blocks of a side in a column have their tops parted by the facing band of the one
+/// behind, but their shaded ends, side by side, join them into one blob of paint.
+fn split_by_tops(blob: &[(u32, u32)], top: &[[f64; 2]]) -> Option<Vec<Vec<(u32, u32)>>> {
+    // Smaller than a quarter of an HQ cube's top: a speck of light, not a top.
+    const LEAST_TOP_PX: usize = 15;
+    let (x0, y0) = blob
+        .iter()
+        .fold((u32::MAX, u32::MAX), |(x, y), p| (x.min(p.0), y.min(p.1)));
+    let (x1, y1) = blob
+        .iter()
+        .fold((0, 0), |(x, y), p| (x.max(p.0), y.max(p.1)));
+    let (w, h) = (x1 - x0 + 1, y1 - y0 + 1);
+    let mut lit = image::GrayImage::new(w, h);
+    for p in top {
+        lit.put_pixel(p[0] as u32 - x0, p[1] as u32 - y0, image::Luma([255]));
+    }
+    let labels = connected_components(&lit, Connectivity::Eight, image::Luma([0u8]));
+    let mut sizes: Vec<usize> = Vec::new();
+    for l in labels.pixels() {
+        let l = l.0[0] as usize;
+        if l > 0 {
+            if sizes.len() < l {
+                sizes.resize(l, 0);
+            }
+            sizes[l - 1] += 1;
+        }
+    }
+    let tops: Vec<usize> = (0..sizes.len())
+        .filter(|&i| sizes[i] >= LEAST_TOP_PX)
+        .collect();
+    if tops.len() < 2 {
+        return None;
+    }
+    // Grow every sizeable top through the blob's pixels, breadth first.
+    const UNSET: usize = usize::MAX;
+    let mut owner = vec![UNSET; (w * h) as usize];
+    let in_blob = {
+        let mut mask = vec![false; (w * h) as usize];
+        for &(x, y) in blob {
+            mask[((y - y0) * w + (x - x0)) as usize] = true;
+        }
+        mask
+    };
+    let mut queue = std::collections::VecDeque::new();
+    for (x, y, l) in labels.enumerate_pixels() {
+        let l = l.0[0] as usize;
+        if let Some(part) = tops.iter().position(|&t| l == t + 1) {
+            owner[(y * w + x) as usize] = part;
+            queue.push_back((x, y));
+        }
+    }
+    while let Some((x, y)) = queue.pop_front() {
+        let part = owner[(y * w + x) as usize];
+        for (dx, dy) in [
+            (-1, -1),
+            (0, -1),
+            (1, -1),
+            (-1, 0),
+            (1, 0),
+            (-1, 1),
+            (0, 1),
+            (1, 1),
+        ] {
+            let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+            if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+                continue;
+            }
+            let at = (ny as u32 * w + nx as u32) as usize;
+            if in_blob[at] && owner[at] == UNSET {
+                owner[at] = part;
+                queue.push_back((nx as u32, ny as u32));
+            }
+        }
+    }
+    let mut parts = vec![Vec::new(); tops.len()];
+    for &(x, y) in blob {
+        let part = owner[((y - y0) * w + (x - x0)) as usize];
+        if part != UNSET {
+            parts[part].push((x, y));
+        }
+    }
+    Some(parts)
 }
 
 /// Which ends of a part of a line (along `axis`) are cuts, not a block's own ends.
