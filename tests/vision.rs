@@ -15,6 +15,15 @@ fn detect(scene: &Scene, camera_file: bool) -> (Calibration, Detection) {
     (calib, detection)
 }
 
+/// A marked block is seen by its band, facing within 3 degrees of the truth.
+fn assert_facing_read(truth: &sim::TruePiece, seen: &vision::DetectedPiece) {
+    if truth.marked {
+        assert_eq!(seen.facing, Facing::Marked, "{truth:?}");
+        let off = aide::geom::heading_difference(seen.heading_deg, truth.heading_deg);
+        assert!(off < 3.0, "{truth:?} seen facing {}", seen.heading_deg);
+    }
+}
+
 /// The built-in piece and colour models, no home edges.
 fn with_default_options<R>(read: impl FnOnce(&DetectOptions) -> R) -> R {
     let model = PieceModel::builtin("pub-battles").unwrap();
@@ -75,11 +84,7 @@ fn every_piece_of_a_rendered_table_is_found_within_a_sixteenth_of_an_inch() {
         if kind == "block" {
             assert_eq!(seen.status, truth.status, "{truth:?} seen as {seen:?}");
         }
-        if truth.marked {
-            assert_eq!(seen.facing, Facing::Marked, "{truth:?}");
-            let off = aide::geom::heading_difference(seen.heading_deg, truth.heading_deg);
-            assert!(off < 3.0, "{truth:?} seen facing {}", seen.heading_deg);
-        }
+        assert_facing_read(truth, seen);
     }
     assert!(
         d.disturbance < 0.002,
@@ -358,11 +363,7 @@ fn blocks_touching_are_each_found_once(seed: u64) {
             "{truth:?} seen at {error:.3} in: {seen:?}"
         );
         assert_eq!(seen.status, truth.status, "{truth:?} seen as {seen:?}");
-        if truth.marked {
-            assert_eq!(seen.facing, Facing::Marked, "{truth:?}");
-            let off = aide::geom::heading_difference(seen.heading_deg, truth.heading_deg);
-            assert!(off < 3.0, "{truth:?} seen facing {}", seen.heading_deg);
-        }
+        assert_facing_read(truth, seen);
     }
     assert!(
         touching >= 10,
