@@ -581,7 +581,7 @@ fn measure_blob(
     options: &DetectOptions,
 ) -> Vec<(DetectedPiece, f64)> {
     let blocks = lit_top(blob, plane).zip(options.model.shape(UnitKind::Infantry));
-    let Some(((_, top), block)) = blocks else {
+    let Some(((bright, top), block)) = blocks else {
         return Vec::new();
     };
     if let Some(parts) = split_by_tops(blob, &top) {
@@ -603,7 +603,7 @@ fn measure_blob(
     let length_in = (hi - lo + 1.0) / PX_PER_IN;
     let count = (length_in / block.frontage_in).round().clamp(1.0, 4.0) as usize;
     if count == 1 {
-        return measure(blob, plane, colour, camera, options, None)
+        return measure(blob, (bright, top), plane, colour, camera, options, None)
             .into_iter()
             .collect();
     }
@@ -635,7 +635,8 @@ fn measure_blob(
                 low_end: i > 0,
                 high_end: i + 1 < count,
             };
-            measure(part, plane, colour, camera, options, Some(cut))
+            let lit = lit_top(part, plane)?;
+            measure(part, lit, plane, colour, camera, options, Some(cut))
         })
         .collect()
 }
@@ -734,9 +735,11 @@ struct Cut {
     high_end: bool,
 }
 
-/// Measure one blob of a side's paint; `None` when it is no piece (a road line, a speck).
+/// Measure one blob of a side's paint, given its lit top ([`lit_top`]); `None` when it is
+/// no piece (a road line, a speck).
 fn measure(
     blob: &[(u32, u32)],
+    (bright, top): (f64, Vec<[f64; 2]>),
     plane: &MapPlane,
     colour: &str,
     camera: (f64, f64, f64),
@@ -750,7 +753,6 @@ fn measure(
     if (blob.len() as f64) < 0.5 * px_area(hq.frontage_in, hq.depth_fresh_in) {
         return None;
     }
-    let (bright, top) = lit_top(blob, plane)?;
     let axes = principal_axes(&top);
     let (mut lo_n, mut hi_n) = extent(&top, axes.centre, axes.normal);
     let (mut lo_l, mut hi_l) = extent(&top, axes.centre, axes.along);
