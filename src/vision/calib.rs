@@ -6,12 +6,12 @@
 //! its black border. Every tag gives five points (centre and corners) whose map positions
 //! are known, so the homography is fitted to twenty points, not four.
 
-use apriltag::{DetectorBuilder, Family, Image};
 use image::RgbImage;
 use nalgebra::{DMatrix, Matrix3, Point3, Vector3};
 
 use super::VisionError;
 use super::camera::{Intrinsics, PinholeCamera};
+use super::tags::{SeenTag, find_corner_tags};
 
 /// Where the tag centres are, from the map edges.
 pub const TAG_INSET_IN: f64 = 1.0;
@@ -29,13 +29,6 @@ pub struct Calibration {
     pub reprojection_px: f64,
     /// Whether the focal length came from a camera file or was estimated from the tags.
     pub focal_from_file: bool,
-}
-
-/// One tag as found in the frame.
-#[derive(Debug, Clone, Copy)]
-struct SeenTag {
-    centre: [f64; 2],
-    corners: [[f64; 2]; 4],
 }
 
 impl Calibration {
@@ -99,37 +92,18 @@ pub fn tag_points(
     map_h_in: f64,
     intr: &Intrinsics,
 ) -> Result<PlanePoints, VisionError> {
-    let tags = find_tags(image)?;
     let centres = tag_centres(map_w_in, map_h_in);
-    let mut map_pts = Vec::new();
-    let mut img_pts = Vec::new();
-    for (id, tag) in tags.iter().enumerate() {
-        map_pts.push(centres[id]);
-        img_pts.push(undistorted(intr, tag.centre));
-    }
-    // Which seen corner is which: the one nearest where the centres' homography puts it
-    // (the detector's corner order depends on the tag's turn in the frame).
-    let coarse = homography(&map_pts, &img_pts)?;
-    for (id, tag) in tags.iter().enumerate() {
-        let [cx, cy] = centres[id];
-        let h = TAG_SIZE_IN / 2.0;
-        for corner in [
-            [cx - h, cy - h],
-            [cx + h, cy - h],
-            [cx + h, cy + h],
-            [cx - h, cy + h],
-        ] {
-            let predicted = apply(&coarse, corner);
-            let seen = tag
-                .corners
-                .iter()
-                .map(|c| undistorted(intr, *c))
-                .min_by(|a, b| dist2(*a, predicted).total_cmp(&dist2(*b, predicted)))
-                .expect("four corners");
-            map_pts.push(corner);
-            img_pts.push(seen);
-        }
-    }
+    let tags = find_corner_tags(image, centres)?.map(|tag| SeenTag {
+        centre: undistorted(intr, tag.centre),
+        corners: tag.corners.map(|c| undistorted(intr, c)),
+    });
+    let seen_centres: Vec<[f64; 2]> = tags.iter().map(|t| t.centre).collect();
+    let coarse = homography(&centres, &seen_centres)?;
+    let (map_pts, img_pts) = tags
+        .iter()
+        .zip(centres)
+        .flat_map(|(tag, centre)| tag.points(centre, &coarse))
+        .unzip();
     Ok((map_pts, img_pts))
 }
 
@@ -151,63 +125,6 @@ fn undistorted(intr: &Intrinsics, p: [f64; 2]) -> [f64; 2] {
 
 fn dist2(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
-}
-
-/// The four corner tags, by id; an error naming the ids seen when any is missing.
-///
-/// The quad search runs on a decimated copy (the tags' codes are still read at full
-/// resolution): first coarse, about 640 pixels across, where the tags of a 3 ft map are
-/// still 20 pixels or more and the busy map's texture mostly blurs away, which takes a
-/// third of the time; then, only when a tag was missed there, at half that decimation.
-fn find_tags(image: &RgbImage) -> Result<[SeenTag; 4], VisionError> {
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    let stride = w.next_multiple_of(64);
-    let mut gray =
-        Image::zeros_with_stride(w, h, stride).map_err(|e| VisionError::Tags(e.to_string()))?;
-    for (row_in, row_out) in image
-        .as_raw()
-        .chunks_exact(3 * w)
-        .zip(gray.as_slice_mut().chunks_exact_mut(stride))
-    {
-        for (rgb, out) in row_in.chunks_exact(3).zip(row_out.iter_mut()) {
-            let [r, g, b] = [rgb[0], rgb[1], rgb[2]].map(u32::from);
-            *out = ((r * 77 + g * 150 + b * 29) >> 8) as u8;
-        }
-    }
-    let coarse = (w as f32 / 640.0).floor().max(1.0);
-    let mut best: [Option<(f32, SeenTag)>; 4] = [None; 4];
-    for decimation in [coarse, (coarse / 2.0).floor().max(1.0)] {
-        let mut detector = DetectorBuilder::new()
-            .add_family_bits(Family::tag_36h11(), 1)
-            .build()
-            .map_err(|e| VisionError::Tags(e.to_string()))?;
-        detector.set_decimation(decimation);
-        detector.set_refine_edges(true);
-        for d in detector.detect(&gray) {
-            let id = d.id();
-            if id > 3 {
-                continue;
-            }
-            let margin = d.decision_margin();
-            if best[id].is_none_or(|(m, _)| margin > m) {
-                best[id] = Some((
-                    margin,
-                    SeenTag {
-                        centre: d.center(),
-                        corners: d.corners(),
-                    },
-                ));
-            }
-        }
-        if best.iter().all(Option::is_some) || decimation == 1.0 {
-            break;
-        }
-    }
-    let seen: Vec<usize> = (0..4).filter(|&i| best[i].is_some()).collect();
-    if seen.len() < 4 {
-        return Err(VisionError::TagsNotFound { seen });
-    }
-    Ok(best.map(|b| b.expect("checked above").1))
 }
 
 /// The homography taking map points to pixels, by the normalised direct linear

@@ -1,4 +1,4 @@
-//! Seeing the table: the corner tags and the camera ([`calib`]), the pieces on the map
+//! Seeing the table: the corner tags ([`tags`]) and the camera ([`calib`]), the pieces on the map
 //! ([`detect`]), in map inches. Pixels exist only here (and in the synthetic renderer
 //! that makes them).
 
@@ -10,6 +10,7 @@ pub mod learn;
 pub mod observe;
 #[cfg(feature = "opencv")]
 pub mod opencv;
+mod tags;
 
 pub use calib::Calibration;
 pub use camera::Intrinsics;
