@@ -79,10 +79,11 @@ pub fn detect(image: &RgbImage, calib: &Calibration, options: &DetectOptions) ->
 /// Map-plane pixels along a tile's side: the full-resolution read covers only the tiles
 /// near paint.
 const TILE_PX: u32 = 8;
-/// Tiles read in full around one where the coarse pass saw paint, each way: at least
-/// 0.8 in, more than the facing band's reach past a painted top (0.45 in) plus a coarse
-/// step.
-const TILE_MARGIN: u8 = 2;
+/// How far around a coarse read of paint the map is read in full, in coarse pixels each
+/// way (0.6 in): more than the facing band's reach past a painted top (0.45 in) plus
+/// the most a painted top's edge can lie from its nearest coarse read (0.14 in). Every
+/// tile this touches is read.
+const READ_MARGIN: u8 = 3;
 /// The coarse pass reads every fourth map-plane pixel each way (5 px/in): an HQ cube's
 /// top, 3/8 in across, holds a sample at least 0.08 in in from its edges.
 const COARSE_STEP: u32 = 4;
@@ -105,12 +106,15 @@ pub fn detect_sampled(
     let classifier = Classifier::new(options.colours);
     let (w, h) = (sampler.w, sampler.h);
     let (tiles_w, tiles_h) = sampler.tiles_size();
-    let mut paint_tiles = image::GrayImage::new(tiles_w, tiles_h);
     let (coarse_w, coarse_h) = sampler.coarse_size();
+    let mut paint = image::GrayImage::new(coarse_w, coarse_h);
     let mut skin = image::GrayImage::new(coarse_w, coarse_h);
     let mut on_map = 0usize;
-    for ((cx, cy, skin_px), tap) in skin.enumerate_pixels_mut().zip(&sampler.coarse) {
-        let (x, y) = (COARSE_STEP * cx, COARSE_STEP * cy);
+    for ((skin_px, paint_px), tap) in skin
+        .pixels_mut()
+        .zip(paint.pixels_mut())
+        .zip(&sampler.coarse)
+    {
         let Some(rgb) = reader.read(*tap) else {
             continue;
         };
@@ -118,7 +122,7 @@ pub fn detect_sampled(
         match classifier.class(rgb) {
             Class::Map => {}
             Class::Skin => skin_px.0[0] = 255,
-            Class::Side(_) => paint_tiles.put_pixel(x / TILE_PX, y / TILE_PX, image::Luma([255])),
+            Class::Side(_) => paint_px.0[0] = 255,
         }
     }
     // A hand is a large skin-coloured area; a tan road or a label is thin. Eroding by
@@ -126,11 +130,18 @@ pub fn detect_sampled(
     let skin = imageproc::morphology::erode(&skin, imageproc::distance_transform::Norm::LInf, 1);
     let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
     // The tiles read in full, and the separate regions they make.
-    let read_tiles = imageproc::morphology::dilate(
-        &paint_tiles,
+    let near_paint = imageproc::morphology::dilate(
+        &paint,
         imageproc::distance_transform::Norm::LInf,
-        TILE_MARGIN,
+        READ_MARGIN,
     );
+    let mut read_tiles = image::GrayImage::new(tiles_w, tiles_h);
+    for (cx, cy, near) in near_paint.enumerate_pixels() {
+        if near.0[0] > 0 {
+            let (tx, ty) = (cx * COARSE_STEP / TILE_PX, cy * COARSE_STEP / TILE_PX);
+            read_tiles.put_pixel(tx, ty, image::Luma([255]));
+        }
+    }
     let regions = connected_components(&read_tiles, Connectivity::Eight, image::Luma([0u8]));
 
     let mut plane = MapPlane {
