@@ -149,9 +149,6 @@ pub fn detect_sampled(
         h,
         pixels: vec![None; (w * h) as usize],
     };
-    // One class per pixel: 0 the map, side k is k + 1. Components never join pixels of
-    // different classes, so one labelling serves every side.
-    let mut classes = image::GrayImage::new(w, h);
     // Each region's tile bounds: first and last tile column and row.
     let mut bounds: Vec<[u32; 4]> = Vec::new();
     for (tx, ty, region) in regions.enumerate_pixels() {
@@ -164,34 +161,44 @@ pub fn detect_sampled(
         }
         let b = &mut bounds[r - 1];
         *b = [b[0].min(tx), b[1].min(ty), b[2].max(tx), b[3].max(ty)];
+    }
+    // Each region's pixels by class, in a crop of its own: 0 the map (or another
+    // region), side k is k + 1. Blobs are labelled region by region: a blob cannot leave
+    // the tiles that were read, so the labelling need not cover the bare map between
+    // the regions; and components never join pixels of different classes, so one
+    // labelling serves every side.
+    let mut crops: Vec<image::GrayImage> = bounds
+        .iter()
+        .map(|[tx0, ty0, tx1, ty1]| {
+            image::GrayImage::new((tx1 - tx0 + 1) * TILE_PX, (ty1 - ty0 + 1) * TILE_PX)
+        })
+        .collect();
+    for (tx, ty, region) in regions.enumerate_pixels() {
+        let r = region.0[0] as usize;
+        if r == 0 {
+            continue;
+        }
+        let [tx0, ty0, ..] = bounds[r - 1];
         for (k, tap) in (0..).zip(sampler.tile(tx, ty)) {
             let Some(rgb) = reader.read(*tap) else {
                 continue;
             };
-            let (x, y) = (tx * TILE_PX + k % TILE_PX, ty * TILE_PX + k / TILE_PX);
+            let (dx, dy) = (k % TILE_PX, k / TILE_PX);
+            let (x, y) = (tx * TILE_PX + dx, ty * TILE_PX + dy);
             plane.pixels[(y * w + x) as usize] = Some(rgb);
             if let Class::Side(side) = classifier.class(rgb) {
-                classes.put_pixel(x, y, image::Luma([side as u8 + 1]));
+                crops[r - 1].put_pixel(
+                    (tx - tx0) * TILE_PX + dx,
+                    (ty - ty0) * TILE_PX + dy,
+                    image::Luma([side as u8 + 1]),
+                );
             }
         }
     }
-    // Blobs are labelled region by region: a blob cannot leave the tiles that were read,
-    // so the labelling need not cover the bare map between the regions.
     let mut blobs: Vec<(usize, Vec<(u32, u32)>)> = Vec::new();
-    for (r, [tx0, ty0, tx1, ty1]) in bounds.iter().enumerate() {
+    for (crop, [tx0, ty0, ..]) in crops.iter().zip(&bounds) {
         let (x0, y0) = (tx0 * TILE_PX, ty0 * TILE_PX);
-        let (x1, y1) = (((tx1 + 1) * TILE_PX).min(w), ((ty1 + 1) * TILE_PX).min(h));
-        // This region's pixels only: another's may lie within its bounds.
-        let own =
-            |x: u32, y: u32| regions.get_pixel(x / TILE_PX, y / TILE_PX).0[0] as usize == r + 1;
-        let crop = image::GrayImage::from_fn(x1 - x0, y1 - y0, |x, y| {
-            if own(x0 + x, y0 + y) {
-                *classes.get_pixel(x0 + x, y0 + y)
-            } else {
-                image::Luma([0])
-            }
-        });
-        let labels = connected_components(&crop, Connectivity::Eight, image::Luma([0u8]));
+        let labels = connected_components(crop, Connectivity::Eight, image::Luma([0u8]));
         let first = blobs.len();
         for ((x, y, l), class) in labels.enumerate_pixels().zip(crop.pixels()) {
             let l = l.0[0] as usize;
