@@ -296,12 +296,17 @@ fn drop_side_faces(found: Vec<(DetectedPiece, f64)>) -> Vec<DetectedPiece> {
         .collect()
 }
 
+/// The lattice of projected points is this many map-plane pixels apart (0.2 in): the
+/// coarse pass's reads fall on it, and building it takes a sixteenth of the projections
+/// of the plane.
+const LATTICE_STEP: u32 = 4;
+
 /// Where the map-plane pixels at [`PX_PER_IN`] are read in the frame.
 ///
 /// Projecting through the lens costs more than reading the pixels, so it is done for
-/// every second pixel each way (a lattice at 10 px/in) and the pixels between take the
-/// mean of their lattice neighbours: over 0.1 in the projection is straight to far
-/// below a hundredth of a pixel. A camera on a stand does not move, so the live
+/// every [`LATTICE_STEP`]th pixel each way and the pixels between blend their lattice
+/// neighbours' positions: over 0.2 in the projection is straight to within a hundredth
+/// of a pixel. A camera on a stand does not move, so the live
 /// pipeline keeps the sampler for as long as the calibration, and with it each tile's
 /// reads, worked out the first time a piece stands near that tile.
 pub struct PlaneSampler {
@@ -309,8 +314,8 @@ pub struct PlaneSampler {
     h: u32,
     frame_w: u32,
     frame_h: u32,
-    /// Frame positions (u, v) of map-plane pixels (2i, 2j), one more row and column
-    /// than the plane needs; `None` behind the camera or on a corner card.
+    /// Frame positions (u, v) of map-plane pixels (LATTICE_STEP i, LATTICE_STEP j), one
+    /// more row and column than the plane needs; `None` behind the camera or on a corner card.
     lattice: Vec<Option<[f64; 2]>>,
     lattice_w: u32,
     /// The coarse pass's reads, row by row.
@@ -344,14 +349,14 @@ impl PlaneSampler {
         let camera = &calib.camera;
         let card = 2.0 * PX_PER_IN;
         let near = |v: f64, max: u32| v < card || v > f64::from(max) - card;
-        let (lattice_w, lattice_h) = (w / 2 + 1, h / 2 + 1);
+        let (lattice_w, lattice_h) = (w / LATTICE_STEP + 1, h / LATTICE_STEP + 1);
         let mut lattice = Vec::with_capacity((lattice_w * lattice_h) as usize);
         for j in 0..lattice_h {
-            let fy = f64::from(2 * j);
+            let fy = f64::from(LATTICE_STEP * j);
             // Camera coordinates are affine along a row: one column of R per step.
             let row = camera.r.column(1) * ((fy + 0.5) / PX_PER_IN) + camera.t;
             for i in 0..lattice_w {
-                let fx = f64::from(2 * i);
+                let fx = f64::from(LATTICE_STEP * i);
                 let c = row + camera.r.column(0) * ((fx + 0.5) / PX_PER_IN);
                 lattice.push((!(near(fx, w) && near(fy, h)) && c.z > 1e-9).then(|| {
                     let (u, v) = camera.intrinsics.normalized_to_pixel(c.x / c.z, c.y / c.z);
@@ -391,16 +396,26 @@ impl PlaneSampler {
     fn tile(&self, tx: u32, ty: u32) -> &[Tap] {
         let (tiles_w, _) = self.tiles_size();
         self.tiles[(ty * tiles_w + tx) as usize].get_or_init(|| {
-            (0..TILE_PX * TILE_PX)
-                .map(|k| (tx * TILE_PX + k % TILE_PX, ty * TILE_PX + k / TILE_PX))
-                .map(|(x, y)| {
-                    if x < self.w && y < self.h {
-                        self.tap(x, y)
-                    } else {
-                        Tap::NONE
-                    }
-                })
-                .collect()
+            // Each row of the tile blends the lattice's rows once at the lattice columns
+            // it spans, then each pixel blends two of those.
+            const SPAN: usize = (TILE_PX / LATTICE_STEP) as usize + 1;
+            let i0 = tx * TILE_PX / LATTICE_STEP;
+            let mut taps = Vec::with_capacity((TILE_PX * TILE_PX) as usize);
+            for y in ty * TILE_PX..(ty + 1) * TILE_PX {
+                let columns: [_; SPAN] =
+                    std::array::from_fn(|c| self.column_position(i0 + c as u32, y));
+                for x in tx * TILE_PX..(tx + 1) * TILE_PX {
+                    let c = (x / LATTICE_STEP - i0) as usize;
+                    let position = (x < self.w && y < self.h)
+                        .then(|| blend(columns[c], columns[c + 1], x))
+                        .flatten();
+                    taps.push(
+                        position
+                            .map_or(Tap::NONE, |[u, v]| tap_at(u, v, self.frame_w, self.frame_h)),
+                    );
+                }
+            }
+            taps.into_boxed_slice()
         })
     }
 
@@ -409,20 +424,31 @@ impl PlaneSampler {
         (self.frame_w, self.frame_h) == image.dimensions()
     }
 
-    /// Where the frame shows map-plane pixel (x, y)'s centre: the lattice point, or the
-    /// mean of the two or four around it.
+    /// Where the frame shows map-plane pixel (x, y)'s centre: the bilinear blend of the
+    /// lattice points around it (only those it lies between count).
     fn position(&self, x: u32, y: u32) -> Option<[f64; 2]> {
-        let (i, j) = (x / 2, y / 2);
-        let mut sum = [0.0, 0.0];
-        let mut n = 0.0;
-        for jj in j..=j + y % 2 {
-            for ii in i..=i + x % 2 {
-                let [u, v] = self.lattice[(jj * self.lattice_w + ii) as usize]?;
-                sum = [sum[0] + u, sum[1] + v];
-                n += 1.0;
-            }
+        let i = x / LATTICE_STEP;
+        blend(
+            self.column_position(i, y),
+            self.column_position(i + 1, y),
+            x,
+        )
+    }
+
+    /// Where the frame shows lattice column `i` at map-plane row `y`: a blend of the
+    /// lattice points above and below.
+    fn column_position(&self, i: u32, y: u32) -> Option<[f64; 2]> {
+        let j = y / LATTICE_STEP;
+        if i >= self.lattice_w {
+            return None;
         }
-        Some([sum[0] / n, sum[1] / n])
+        let at = |j: u32| {
+            self.lattice
+                .get((j * self.lattice_w + i) as usize)
+                .copied()
+                .flatten()
+        };
+        blend(at(j), at(j + 1), y)
     }
 
     /// How map-plane pixel (x, y) is read.
@@ -430,6 +456,18 @@ impl PlaneSampler {
         self.position(x, y)
             .map_or(Tap::NONE, |[u, v]| tap_at(u, v, self.frame_w, self.frame_h))
     }
+}
+
+/// The position a map-plane coordinate `t` takes between its lattice neighbours' `a`
+/// and `b`; `b` is not needed (and may be `None`) when `t` falls on `a`.
+fn blend(a: Option<[f64; 2]>, b: Option<[f64; 2]>, t: u32) -> Option<[f64; 2]> {
+    let w = f64::from(t % LATTICE_STEP) / f64::from(LATTICE_STEP);
+    let a = a?;
+    if w == 0.0 {
+        return Some(a);
+    }
+    let b = b?;
+    Some([a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1])])
 }
 
 /// The read of pixel position (u, v) (pixel centres at +0.5), as [`bilinear`] reads it.
@@ -1060,7 +1098,7 @@ mod tests {
     use crate::sim;
     use crate::vision::Calibration;
 
-    /// The pixels between lattice points take their neighbours' mean position: within a
+    /// The pixels between lattice points blend their neighbours' positions: within a
     /// hundredth of a pixel of the projection itself, lens distortion included.
     #[test]
     fn the_sampler_puts_every_map_pixel_where_the_camera_shows_it() {
