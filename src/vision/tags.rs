@@ -7,8 +7,8 @@
 //! tag that pass misses (the far one on a tilted camera, or one in shade) is looked for
 //! again in a window around where the other three put it, at twice the resolution. Only
 //! when two or more are missing, or the window comes up empty, are whole-frame passes at
-//! finer resolution run. Codes and corners are always read at full
-//! resolution: decimation only speeds up the search for candidate quads.
+//! finer resolution run. Codes and corners are always read at full resolution:
+//! decimation only speeds up the search for candidate quads.
 
 use std::cell::RefCell;
 
