@@ -306,16 +306,17 @@ const LATTICE_STEP: u32 = 4;
 /// Projecting through the lens costs more than reading the pixels, so it is done for
 /// every [`LATTICE_STEP`]th pixel each way and the pixels between blend their lattice
 /// neighbours' positions: over 0.2 in the projection is straight to within a hundredth
-/// of a pixel. A camera on a stand does not move, so the live
-/// pipeline keeps the sampler for as long as the calibration, and with it each tile's
-/// reads, worked out the first time a piece stands near that tile.
+/// of a pixel. A camera on a stand does not move, so the live pipeline keeps the
+/// sampler for as long as the calibration, and with it each tile's reads, worked out
+/// the first time a piece stands near that tile.
 pub struct PlaneSampler {
     w: u32,
     h: u32,
     frame_w: u32,
     frame_h: u32,
     /// Frame positions (u, v) of map-plane pixels (LATTICE_STEP i, LATTICE_STEP j), one
-    /// more row and column than the plane needs; `None` behind the camera or on a corner card.
+    /// more row and column than the plane needs; `None` behind the camera or on a
+    /// corner card.
     lattice: Vec<Option<[f64; 2]>>,
     lattice_w: u32,
     /// The coarse pass's reads, row by row.
