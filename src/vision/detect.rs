@@ -611,8 +611,8 @@ fn lit_top(blob: &[(u32, u32)], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)
     if values.is_empty() {
         return None;
     }
-    values.sort_by(f64::total_cmp);
-    let bright = values[(values.len() * 9) / 10];
+    let ninth_decile = (values.len() * 9) / 10;
+    let bright = nth_smallest(&mut values, ninth_decile);
     let top: Vec<[f64; 2]> = blob
         .iter()
         .filter(|&&(x, y)| {
@@ -637,6 +637,11 @@ fn measure_blob(
     camera: (f64, f64, f64),
     options: &DetectOptions,
 ) -> Vec<(DetectedPiece, f64)> {
+    // Most blobs on a busy map are specks of paint-coloured print: no part of one can
+    // be a piece.
+    if is_speck(blob, options) {
+        return Vec::new();
+    }
     let blocks = lit_top(blob, plane).zip(options.model.shape(UnitKind::Infantry));
     let Some(((bright, top), block)) = blocks else {
         return Vec::new();
@@ -654,9 +659,12 @@ fn measure_blob(
         .iter()
         .map(|p| dot(sub(*p, axes.centre), axes.along))
         .collect();
-    along.sort_by(f64::total_cmp);
     let trim = 3.min(along.len() / 2);
-    let (lo, hi) = (along[trim], along[along.len() - 1 - trim]);
+    let last = along.len() - 1;
+    let (lo, hi) = (
+        nth_smallest(&mut along, trim),
+        nth_smallest(&mut along, last - trim),
+    );
     let length_in = (hi - lo + 1.0) / PX_PER_IN;
     let count = (length_in / block.frontage_in).round().clamp(1.0, 4.0) as usize;
     if count == 1 {
@@ -784,6 +792,14 @@ fn split_by_tops(blob: &[(u32, u32)], top: &[[f64; 2]]) -> Option<Vec<Vec<(u32, 
     Some(parts)
 }
 
+/// Whether a blob is too small to be a piece: smaller than half an HQ cube's top (or the
+/// model has no cube to compare with).
+fn is_speck(blob: &[(u32, u32)], options: &DetectOptions) -> bool {
+    options.model.shape(UnitKind::Hq).is_none_or(|hq| {
+        (blob.len() as f64) < 0.5 * hq.frontage_in * hq.depth_fresh_in * PX_PER_IN * PX_PER_IN
+    })
+}
+
 /// Which ends of a part of a line (along `axis`) are cuts, not a block's own ends.
 #[derive(Debug, Clone, Copy)]
 struct Cut {
@@ -805,9 +821,7 @@ fn measure(
 ) -> Option<(DetectedPiece, f64)> {
     let block = options.model.shape(UnitKind::Infantry)?;
     let hq = options.model.shape(UnitKind::Hq)?;
-    let px_area = |w: f64, d: f64| w * d * PX_PER_IN * PX_PER_IN;
-    // Smaller than half an HQ cube's top: a speck.
-    if (blob.len() as f64) < 0.5 * px_area(hq.frontage_in, hq.depth_fresh_in) {
+    if is_speck(blob, options) {
         return None;
     }
     let axes = principal_axes(&top);
@@ -1050,11 +1064,11 @@ fn band_beside(
             }
         }
         if !depths.is_empty() {
-            depths.sort_by(f64::total_cmp);
+            let middle = depths.len() / 2;
             sides.push(Band {
                 sign,
                 columns: depths.len(),
-                depth_px: depths[depths.len() / 2],
+                depth_px: nth_smallest(&mut depths, middle),
                 backed_by_paint,
             });
         }
@@ -1069,9 +1083,18 @@ fn band_beside(
 /// The 2nd and 98th percentile of the points' offsets along `axis` from `centre`.
 fn extent(points: &[[f64; 2]], centre: [f64; 2], axis: [f64; 2]) -> (f64, f64) {
     let mut d: Vec<f64> = points.iter().map(|p| dot(sub(*p, centre), axis)).collect();
-    d.sort_by(f64::total_cmp);
-    let pick = |q: f64| d[((d.len() - 1) as f64 * q).round() as usize];
+    let mut pick = |q: f64| {
+        let k = ((d.len() - 1) as f64 * q).round() as usize;
+        nth_smallest(&mut d, k)
+    };
     (pick(0.02), pick(0.98))
+}
+
+/// The `k`th smallest of `values` (from 0), where sorting would put it: a selection,
+/// linear in the count, since the detector needs a few order statistics of a blob's
+/// hundreds of pixels and never the whole order.
+fn nth_smallest(values: &mut [f64], k: usize) -> f64 {
+    *values.select_nth_unstable_by(k, f64::total_cmp).1
 }
 
 fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
