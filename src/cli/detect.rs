@@ -93,14 +93,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     for p in &detection.pieces {
         println!(
-            "  {:5} {:5} ({:6.2}, {:6.2}) facing {:5.1} ({:?}), {:?}, {:.2} x {:.2} in, confidence {:.2}",
+            "  {:5} {:5} ({:6.2}, {:6.2}) facing {:5.1} ({}), {}, {:.2} x {:.2} in, confidence {:.2}",
             p.color,
             p.kind,
             p.x_in,
             p.y_in,
             p.heading_deg,
-            p.facing,
-            p.status,
+            json_word(p.facing),
+            json_word(p.status),
             p.length_in,
             p.width_in,
             p.confidence
@@ -119,4 +119,12 @@ fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     toml::from_str(&text).with_context(|| format!("{}", path.display()))
+}
+
+/// A value's name in `--json` (`marked`, `spent`): a person reads the same words.
+fn json_word(value: impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(word)) => word,
+        other => format!("{other:?}"),
+    }
 }
