@@ -52,8 +52,12 @@ fn main() -> std::process::ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
+    let command = Cli::parse().command;
+    if !matches!(command, Command::Serve(_)) {
+        end_quietly_on_closed_pipe();
+    }
     // Errors are for a person at the table: the chain of causes, no backtrace.
-    match run(Cli::parse().command) {
+    match run(command) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -61,6 +65,22 @@ fn main() -> std::process::ExitCode {
         }
     }
 }
+
+/// `aide detect FRAME --json | head` closes the pipe before the output ends. Rust's
+/// runtime ignores SIGPIPE, so the next `println!` would panic with a backtrace; the Unix
+/// default ends the process quietly instead, as `cat` and `grep` do. Not for `aide
+/// serve`, which writes to sockets a phone may drop at any moment and handles the error.
+#[cfg(unix)]
+fn end_quietly_on_closed_pipe() {
+    // SAFETY: sets a signal's disposition back to the system default, at start-up, before
+    // any other thread exists; no handler runs in this program.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_closed_pipe() {}
 
 fn run(command: Command) -> anyhow::Result<()> {
     match command {

@@ -23,7 +23,7 @@ pub struct Args {
     /// Blocks of a side touching: lines end to end and columns, as in play.
     #[arg(long)]
     pub touching: bool,
-    /// Folder to write frame.png, frame.jpg and truth.json into.
+    /// Folder to write frame.png, truth.json, camera.json and scene.json into.
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -55,12 +55,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let scene_file = args.out.join("scene.json");
     std::fs::write(&scene_file, serde_json::to_string_pretty(&scene)?)
         .with_context(|| format!("writing {}", scene_file.display()))?;
+    // The lens the frame was drawn through, as the camera file a calibration would give:
+    // `aide detect frame.png --camera camera.json` reads the frame as `aide bench vision
+    // --camera-file` does.
+    let camera = args.out.join("camera.json");
+    std::fs::write(
+        &camera,
+        serde_json::to_string_pretty(&scene.pinhole().intrinsics)?,
+    )
+    .with_context(|| format!("writing {}", camera.display()))?;
     println!(
-        "{}: {} pieces, camera {:.1} in up; truth in {}",
+        "{}: {} pieces, camera {:.1} in up; truth in {}, the lens in {}",
         png.display(),
         scene.pieces.len(),
         scene.camera.height_in,
-        truth.display()
+        truth.display(),
+        camera.display()
     );
     Ok(())
 }
