@@ -275,17 +275,29 @@ fn aide_detect_prints_json_reads_a_camera_file_and_refuses_a_frame_without_tags(
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(run.status.signal(), Some(libc::SIGPIPE), "{:?}", run.status);
     }
-    // A blank frame: no tags, a clear message, a failing exit.
+    // Refused frames: a failing exit and one line on stderr that says why.
+    let refusal = |path: &std::path::Path| {
+        let run = std::process::Command::new(aide)
+            .args(["detect", path.to_str().unwrap(), "--map", "36x24"])
+            .output()
+            .unwrap();
+        assert!(!run.status.success());
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        stderr
+    };
+    let not_an_image = dir.path().join("notes.png");
+    std::fs::write(&not_an_image, "turn 3: red attacks").unwrap();
+    let stderr = refusal(&not_an_image);
+    assert!(
+        stderr.contains("notes.png: not an image this build reads (PNG or JPEG)"),
+        "{stderr}"
+    );
     let blank = dir.path().join("blank.png");
     image::RgbImage::from_pixel(640, 360, image::Rgb([200, 190, 160]))
         .save(&blank)
         .unwrap();
-    let run = std::process::Command::new(aide)
-        .args(["detect", blank.to_str().unwrap(), "--map", "36x24"])
-        .output()
-        .unwrap();
-    assert!(!run.status.success());
-    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stderr = refusal(&blank);
     assert!(
         stderr.contains("the four corner tags (tag36h11 ids 0-3) are not all in view: saw none"),
         "{stderr}"

@@ -90,9 +90,7 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
             camera,
             out,
         } => {
-            let frame = image::open(&image)
-                .with_context(|| format!("reading {}", image.display()))?
-                .into_rgb8();
+            let frame = super::read_frame(&image)?;
             let intrinsics = camera.as_deref().map(super::read_camera_file).transpose()?;
             let calib = Calibration::from_image(&frame, map.0, map.1, intrinsics)
                 .with_context(|| format!("{}", image.display()))?;
@@ -134,9 +132,7 @@ fn camera(images: &[PathBuf], (w, h): (f64, f64), out: &std::path::Path) -> anyh
     let mut size = None;
     let mut views = Vec::new();
     for path in images {
-        let photo = image::open(path)
-            .with_context(|| format!("reading {}", path.display()))?
-            .into_rgb8();
+        let photo = super::read_frame(path)?;
         let (pw, ph) = photo.dimensions();
         match size {
             None => size = Some((pw, ph)),

@@ -29,9 +29,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let image = image::open(&args.image)
-        .with_context(|| format!("reading {}", args.image.display()))?
-        .into_rgb8();
+    let image = super::read_frame(&args.image)?;
     let intrinsics = args
         .camera
         .as_deref()

@@ -26,6 +26,21 @@ pub fn parse_map(text: &str) -> Result<(f64, f64), String> {
     Ok((number(w)?, number(h)?))
 }
 
+/// A camera frame or photo from a file. A file that is there but is no image says so in
+/// one line (the image crate's own error repeats its cause when chained).
+pub fn read_frame(path: &std::path::Path) -> anyhow::Result<image::RgbImage> {
+    match image::open(path) {
+        Ok(image) => Ok(image.into_rgb8()),
+        Err(image::ImageError::IoError(e)) => {
+            Err(anyhow::anyhow!("reading {}: {e}", path.display()))
+        }
+        Err(e) => Err(anyhow::anyhow!(
+            "{}: not an image this build reads (PNG or JPEG): {e}",
+            path.display()
+        )),
+    }
+}
+
 /// A camera file: `{"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]}` (OpenCV's convention).
 pub fn read_camera_file(path: &std::path::Path) -> anyhow::Result<aide::vision::Intrinsics> {
     use anyhow::Context;
