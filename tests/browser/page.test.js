@@ -44,6 +44,14 @@ async function main() {
     // Made for a 390 px portrait screen: no horizontal scroll.
     const scrollW = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(scrollW <= 390, `page is ${scrollW} px wide`);
+    // The zoom buttons hide no part of the map (over it, they hid its lower-right corner).
+    const mapBox = await page.locator("#map").boundingBox();
+    for (const id of ["#zoomin", "#zoomout", "#zoomfit"]) {
+      const b = await page.locator(id).boundingBox();
+      const overlaps = b.x < mapBox.x + mapBox.width && mapBox.x < b.x + b.width
+        && b.y < mapBox.y + mapBox.height && mapBox.y < b.y + b.height;
+      assert.ok(!overlaps, `${id} at ${JSON.stringify(b)} covers the map at ${JSON.stringify(mapBox)}`);
+    }
     // The status bar shows the feed.
     assert.equal(await page.textContent("#source"), "replay");
 
