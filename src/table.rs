@@ -99,6 +99,16 @@ pub enum Status {
     Spent,
 }
 
+/// The word the JSON uses ("fresh", "spent"), so the log and the CLI say the same.
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Status::Fresh => "fresh",
+            Status::Spent => "spent",
+        })
+    }
+}
+
 /// Where a piece stands: footprint centre in map inches and the heading its front faces.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Pose {

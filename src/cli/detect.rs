@@ -97,8 +97,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             p.x_in,
             p.y_in,
             p.heading_deg,
-            json_word(p.facing),
-            json_word(p.status),
+            p.facing,
+            p.status,
             p.length_in,
             p.width_in,
             p.confidence
@@ -117,12 +117,4 @@ fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     toml::from_str(&text).with_context(|| format!("{}", path.display()))
-}
-
-/// A value's name in `--json` (`marked`, `spent`): a person reads the same words.
-fn json_word(value: impl serde::Serialize) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(word)) => word,
-        other => format!("{other:?}"),
-    }
 }

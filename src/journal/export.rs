@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::{GameLog, Millis, Phase, PhaseRecord, StoredDraw, StoredState, Turn, svg};
 use crate::scenario::Scenario;
-use crate::table::{Pose, Status};
+use crate::table::Pose;
 use crate::track::{Event, Move};
 
 /// The text log: one block per turn, one line per event, the rules' numbers on it.
@@ -92,7 +92,7 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
             }
         }
         Event::Flipped { from, to, .. } => {
-            let _ = writeln!(s, "    {who} flipped {} -> {}", status(*from), status(*to));
+            let _ = writeln!(s, "    {who} flipped {from} -> {to}");
         }
         Event::Removed {
             last_pose,
@@ -104,7 +104,7 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
                 "    {who} removed, last at {} facing {:.0}, {}",
                 at(*last_pose),
                 last_pose.heading_deg,
-                status(*last_status)
+                last_status
             );
         }
         Event::Added {
@@ -115,7 +115,7 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
                 "    {who} added at {} facing {:.0}, {}",
                 at(*pose),
                 pose.heading_deg,
-                status(*st)
+                st
             );
         }
         Event::Identified { was, pose, .. } => {
@@ -272,11 +272,9 @@ fn markdown_row(state: &StoredState, e: &Event, scenario: &Scenario) -> String {
                 cell(&rules.join("<br>"))
             )
         }
-        Event::Flipped { from, to, .. } => format!(
-            "| {seq} | {time} | {who} | flipped {} → {} | | | | |",
-            status(*from),
-            status(*to)
-        ),
+        Event::Flipped { from, to, .. } => {
+            format!("| {seq} | {time} | {who} | flipped {from} → {to} | | | | |")
+        }
         Event::Removed { last_pose, .. } => format!(
             "| {seq} | {time} | {who} | removed, last at {} | | | | |",
             at(*last_pose)
@@ -390,13 +388,6 @@ fn crossed(m: &Move) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn status(s: Status) -> &'static str {
-    match s {
-        Status::Fresh => "fresh",
-        Status::Spent => "spent",
-    }
 }
 
 /// "2026-11-22 08:31:05" from journal milliseconds.

@@ -35,6 +35,17 @@ pub enum Facing {
     Unknown,
 }
 
+/// The word the JSON uses ("marked", "inferred", "unknown"), so a person reads the same.
+impl std::fmt::Display for Facing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Facing::Marked => "marked",
+            Facing::Inferred => "inferred",
+            Facing::Unknown => "unknown",
+        })
+    }
+}
+
 /// A piece found in a frame, in map inches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DetectedPiece {
@@ -1157,9 +1168,23 @@ fn heading_of(d: [f64; 2]) -> f64 {
 mod tests {
     use nalgebra::Point3;
 
-    use super::{PX_PER_IN, PlaneSampler};
+    use super::{Facing, PX_PER_IN, PlaneSampler};
     use crate::sim;
+    use crate::table::Status;
     use crate::vision::Calibration;
+
+    /// A person's output (`aide detect`, the log) says the words `--json` says.
+    #[test]
+    fn facing_and_status_read_as_their_json_words() {
+        for facing in [Facing::Marked, Facing::Inferred, Facing::Unknown] {
+            let json = serde_json::to_value(facing).unwrap();
+            assert_eq!(serde_json::Value::String(facing.to_string()), json);
+        }
+        for status in [Status::Fresh, Status::Spent] {
+            let json = serde_json::to_value(status).unwrap();
+            assert_eq!(serde_json::Value::String(status.to_string()), json);
+        }
+    }
 
     /// The pixels between lattice points blend their neighbours' positions: within a
     /// hundredth of a pixel of the projection itself, lens distortion included.
