@@ -1,9 +1,12 @@
-//! `aide bench vision`: the detector on rendered frames, against their ground truth.
+//! `aide bench vision`: the detector on rendered frames, against their ground truth, or
+//! on a set of frames made elsewhere with their truth (`--photoreal DIR`).
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use aide::model::PieceModel;
-use aide::sim::{self, Scene};
+use aide::sim::{self, Shape, TruePiece};
+use aide::table::Status;
 use aide::vision::{
     self, Calibration, ColourModel, DetectOptions, DetectedPiece, Intrinsics, PlaneSampler,
 };
@@ -29,6 +32,11 @@ pub struct Args {
     /// First seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Instead of rendering frames, read every `NAME.jpg` (or `.png`) of this folder with
+    /// its truth `NAME.json` and lens `NAME.camera.json` (the format of
+    /// shared/vision-photoreal/README.md): frames our renderer did not make.
+    #[arg(long, value_name = "DIR")]
+    pub photoreal: Option<PathBuf>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -45,6 +53,9 @@ pub struct Tally {
     detected: usize,
     failed_frames: usize,
     centre_err_in: Vec<f64>,
+    /// Marked blocks found, and those read facing more than [`FACING_WRONG_DEG`] off.
+    marked: usize,
+    facing_wrong: usize,
     heading_err_deg: Vec<f64>,
     status_right: usize,
     colour_right: usize,
@@ -78,46 +89,81 @@ fn lap(started: &mut Instant) -> f64 {
     ms
 }
 
+/// One frame to read, with its truth.
+struct Frame {
+    image: image::RgbImage,
+    map_w_in: f64,
+    map_h_in: f64,
+    /// The lens, when the detector is given a camera file.
+    intrinsics: Option<Intrinsics>,
+    truth: Vec<TruePiece>,
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = PieceModel::builtin("pub-battles")?;
     let colours = ColourModel::builtin();
-    let mut report = Vec::new();
-    // The plain OpenCV pipeline on the same frames, for the side-by-side rows.
-    #[cfg_attr(not(feature = "opencv"), allow(unused_mut))] // filled with the opencv feature
-    let mut yardstick: Vec<(&str, Tally)> = Vec::new();
     // One thread for OpenCV too, as for ours.
     #[cfg(feature = "opencv")]
     opencv::core::set_num_threads(1)?;
-    for (label, count, (w, h)) in [
-        ("1080p", args.frames, (1920, 1080)),
-        ("4K", args.frames_4k, (3840, 2160)),
-    ] {
+    let groups: Vec<(String, Vec<Frame>)> = match &args.photoreal {
+        Some(dir) => photoreal_frames(dir)?,
+        None => [
+            ("1080p", args.frames, (1920, 1080)),
+            ("4K", args.frames_4k, (3840, 2160)),
+        ]
+        .into_iter()
+        .map(|(label, count, (w, h))| {
+            let frames = (args.seed..args.seed + count)
+                .map(|seed| {
+                    let scene = if args.touching {
+                        sim::touching_scene(seed, 36.0, 24.0, w, h)
+                    } else {
+                        sim::random_scene(seed, 36.0, 24.0, w, h)
+                    };
+                    Frame {
+                        image: sim::render(&scene),
+                        map_w_in: scene.map_w_in,
+                        map_h_in: scene.map_h_in,
+                        intrinsics: args.camera_file.then(|| scene.pinhole().intrinsics),
+                        truth: scene.pieces,
+                    }
+                })
+                .collect();
+            (label.to_owned(), frames)
+        })
+        .collect(),
+    };
+    let mut report = Vec::new();
+    // The plain OpenCV pipeline on the same frames, for the side-by-side rows.
+    #[cfg_attr(not(feature = "opencv"), allow(unused_mut))] // filled with the opencv feature
+    let mut yardstick: Vec<(String, Tally)> = Vec::new();
+    for (label, frames) in groups {
         let mut tally = Tally::default();
         #[cfg(feature = "opencv")]
         let mut plain = Tally::default();
-        for seed in args.seed..args.seed + count {
-            let scene = if args.touching {
-                sim::touching_scene(seed, 36.0, 24.0, w, h)
-            } else {
-                sim::random_scene(seed, 36.0, 24.0, w, h)
-            };
-            let image = sim::render(&scene);
-            let intrinsics = args.camera_file.then(|| scene.pinhole().intrinsics);
-            let mut read_ours = || {
-                read_frame(&mut tally, &scene, || {
-                    detect(&image, &scene, intrinsics, &colours, &model)
-                })
-            };
+        for frame in &frames {
+            // Whichever reads a frame second finds it in the cache: each goes first on
+            // every other frame.
+            #[cfg(feature = "opencv")]
+            let ours_first = tally.frames % 2 == 0;
+            let mut read_ours =
+                || read_frame(&mut tally, &frame.truth, || detect(frame, &colours, &model));
             #[cfg(not(feature = "opencv"))]
             read_ours();
             #[cfg(feature = "opencv")]
             {
                 let mut read_plain = || {
-                    read_frame(&mut plain, &scene, || {
+                    read_frame(&mut plain, &frame.truth, || {
                         let mut clock = Instant::now();
-                        let calib = Calibration::from_image(&image, 36.0, 24.0, intrinsics).ok()?;
+                        let calib = Calibration::from_image(
+                            &frame.image,
+                            frame.map_w_in,
+                            frame.map_h_in,
+                            frame.intrinsics,
+                        )
+                        .ok()?;
                         let tags_ms = lap(&mut clock);
-                        let pieces = vision::opencv::plain_detect(&image, &calib).ok()?;
+                        let pieces = vision::opencv::plain_detect(&frame.image, &calib).ok()?;
                         let pieces_ms = lap(&mut clock);
                         Some(Read {
                             pieces,
@@ -128,9 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         })
                     })
                 };
-                // Whichever reads a frame second finds it in the cache: each goes first
-                // on every other frame.
-                if seed % 2 == 0 {
+                if ours_first {
                     read_ours();
                     read_plain();
                 } else {
@@ -139,7 +183,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             }
         }
-        report.push((label, tally));
+        report.push((label.clone(), tally));
         #[cfg(feature = "opencv")]
         yardstick.push((label, plain));
     }
@@ -156,21 +200,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "camera_file": args.camera_file, "touching": args.touching,
+                "camera_file": args.camera_file || args.photoreal.is_some(),
+                "touching": args.touching, "photoreal": args.photoreal,
                 "results": tallies,
                 "opencv_plain": plain, "peak_memory_kib": peak_kib,
             })
         );
         return Ok(());
     }
+    let source = match &args.photoreal {
+        Some(dir) => format!("frames of {} with their camera files", dir.display()),
+        None if args.camera_file => "rendered, with the camera file".to_owned(),
+        None => {
+            "rendered, no camera file: focal length from the tags, distortion ignored".to_owned()
+        }
+    };
     println!(
-        "aide bench vision ({}{}; match within {MATCH_IN} in)",
-        if args.camera_file {
-            "with the camera file"
-        } else {
-            "no camera file: focal length from the tags, distortion ignored"
-        },
-        if args.touching {
+        "aide bench vision ({source}{}; match within {MATCH_IN} in)",
+        if args.touching && args.photoreal.is_none() {
             "; blocks touching in lines and columns"
         } else {
             ""
@@ -196,9 +243,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             s["centre_p95_in"].as_f64().unwrap_or(f64::NAN)
         );
         println!(
-            "  heading error (marked blocks) median {:.2} deg, p95 {:.2} deg",
+            "  heading error (marked blocks read by their strip) median {:.2} deg, p95 {:.2} deg; {} of {} marked blocks facing more than {FACING_WRONG_DEG} deg off",
             s["heading_median_deg"].as_f64().unwrap_or(f64::NAN),
-            s["heading_p95_deg"].as_f64().unwrap_or(f64::NAN)
+            s["heading_p95_deg"].as_f64().unwrap_or(f64::NAN),
+            t.facing_wrong,
+            t.marked,
         );
         println!(
             "  status {:.3}, colour {:.3}, kind {:.3} of matched pieces right",
@@ -262,9 +311,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// Read one frame with `read` (None: the tags were not found) and score it.
-fn read_frame(tally: &mut Tally, scene: &Scene, read: impl FnOnce() -> Option<Read>) {
+fn read_frame(tally: &mut Tally, truth: &[TruePiece], read: impl FnOnce() -> Option<Read>) {
     tally.frames += 1;
-    tally.truth += scene.pieces.len();
+    tally.truth += truth.len();
     let Some(read) = read() else {
         tally.failed_frames += 1;
         return;
@@ -277,20 +326,16 @@ fn read_frame(tally: &mut Tally, scene: &Scene, read: impl FnOnce() -> Option<Re
     tally.after_tags_ms.push(read.sampler_ms + read.pieces_ms);
     tally.pieces_ms.push(read.pieces_ms);
     tally.live_ms.push(read.live_ms);
-    score(scene, &read.pieces, tally);
+    score(truth, &read.pieces, tally);
 }
 
 /// Our detector, each part timed: the tags and the camera, the map-plane sampler (both
 /// kept between live frames), the pieces; then the same frame again as a live frame.
-fn detect(
-    image: &image::RgbImage,
-    scene: &Scene,
-    intrinsics: Option<Intrinsics>,
-    colours: &ColourModel,
-    model: &PieceModel,
-) -> Option<Read> {
+fn detect(frame: &Frame, colours: &ColourModel, model: &PieceModel) -> Option<Read> {
+    let image = &frame.image;
     let mut clock = Instant::now();
-    let calib = Calibration::from_image(image, scene.map_w_in, scene.map_h_in, intrinsics).ok()?;
+    let calib =
+        Calibration::from_image(image, frame.map_w_in, frame.map_h_in, frame.intrinsics).ok()?;
     let tags_ms = lap(&mut clock);
     let sampler = PlaneSampler::new(&calib, image.width(), image.height());
     let sampler_ms = lap(&mut clock);
@@ -312,11 +357,15 @@ fn detect(
     })
 }
 
+/// A marked block read facing further off than this is reversed or turned: its field of
+/// fire points elsewhere, whatever the percentiles say.
+const FACING_WRONG_DEG: f64 = 10.0;
+
 /// Pair detections with truth pieces, nearest first, each used once.
-fn score(scene: &Scene, pieces: &[DetectedPiece], t: &mut Tally) {
+fn score(truth: &[TruePiece], pieces: &[DetectedPiece], t: &mut Tally) {
     t.detected += pieces.len();
     let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
-    for (i, truth) in scene.pieces.iter().enumerate() {
+    for (i, truth) in truth.iter().enumerate() {
         for (j, p) in pieces.iter().enumerate() {
             let d = (truth.x_in - p.x_in).hypot(truth.y_in - p.y_in);
             if d <= MATCH_IN {
@@ -325,7 +374,7 @@ fn score(scene: &Scene, pieces: &[DetectedPiece], t: &mut Tally) {
         }
     }
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut used_t = vec![false; scene.pieces.len()];
+    let mut used_t = vec![false; truth.len()];
     let mut used_p = vec![false; pieces.len()];
     for (d, i, j) in pairs {
         if used_t[i] || used_p[j] {
@@ -333,23 +382,105 @@ fn score(scene: &Scene, pieces: &[DetectedPiece], t: &mut Tally) {
         }
         used_t[i] = true;
         used_p[j] = true;
-        let (truth, p) = (&scene.pieces[i], &pieces[j]);
+        let (truth, p) = (&truth[i], &pieces[j]);
         t.found += 1;
         t.centre_err_in.push(d);
-        if truth.marked && p.facing == vision::Facing::Marked {
-            t.heading_err_deg.push(aide::geom::heading_difference(
-                truth.heading_deg,
-                p.heading_deg,
-            ));
-        }
         let kind = match truth.kind {
-            sim::Shape::Block => "block",
-            sim::Shape::Hq => "hq",
+            Shape::Block => "block",
+            Shape::Hq => "hq",
         };
+        if kind == "block" && truth.marked {
+            t.marked += 1;
+            let off = aide::geom::heading_difference(truth.heading_deg, p.heading_deg);
+            if p.facing == vision::Facing::Marked {
+                t.heading_err_deg.push(off);
+            }
+            t.facing_wrong += usize::from(off > FACING_WRONG_DEG);
+        }
         t.kind_right += usize::from(kind == p.kind);
         t.status_right += usize::from(kind == "hq" || truth.status == p.status);
         t.colour_right += usize::from(truth.color == p.color);
     }
+}
+
+/// The frames of a folder made elsewhere (see [`Args::photoreal`]), in one group per
+/// frame size, in name order.
+fn photoreal_frames(dir: &Path) -> anyhow::Result<Vec<(String, Vec<Frame>)>> {
+    use anyhow::Context;
+    /// The truth file's shape (shared/vision-photoreal/README.md).
+    #[derive(serde::Deserialize)]
+    struct Truth {
+        map: MapSize,
+        pieces: Vec<Piece>,
+    }
+    #[derive(serde::Deserialize)]
+    struct MapSize {
+        width_in: f64,
+        height_in: f64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Piece {
+        kind: Shape,
+        side: String,
+        status: Status,
+        marked: bool,
+        x_in: f64,
+        y_in: f64,
+        heading_deg: f64,
+    }
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && !p.to_string_lossy().ends_with(".camera.json")
+        })
+        .collect();
+    names.sort();
+    anyhow::ensure!(
+        !names.is_empty(),
+        "{}: no truth files (NAME.json beside NAME.jpg)",
+        dir.display()
+    );
+    let mut groups: Vec<(String, Vec<Frame>)> = Vec::new();
+    for truth_path in names {
+        let text = std::fs::read_to_string(&truth_path)
+            .with_context(|| format!("reading {}", truth_path.display()))?;
+        let truth: Truth = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a truth file", truth_path.display()))?;
+        let image_path = ["jpg", "png"]
+            .map(|e| truth_path.with_extension(e))
+            .into_iter()
+            .find(|p| p.exists())
+            .with_context(|| format!("{}: no frame beside it", truth_path.display()))?;
+        let image = super::read_frame(&image_path)?;
+        let intrinsics = super::read_camera_file(&truth_path.with_extension("camera.json"))?;
+        let label = format!("{}x{}", image.width(), image.height());
+        let frame = Frame {
+            image,
+            map_w_in: truth.map.width_in,
+            map_h_in: truth.map.height_in,
+            intrinsics: Some(intrinsics),
+            truth: truth
+                .pieces
+                .into_iter()
+                .map(|p| TruePiece {
+                    kind: p.kind,
+                    color: p.side,
+                    x_in: p.x_in,
+                    y_in: p.y_in,
+                    heading_deg: p.heading_deg,
+                    status: p.status,
+                    marked: p.marked,
+                })
+                .collect(),
+        };
+        match groups.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, frames)) => frames.push(frame),
+            None => groups.push((label, vec![frame])),
+        }
+    }
+    Ok(groups)
 }
 
 fn percentile(values: &[f64], q: f64) -> Option<f64> {
@@ -370,6 +501,8 @@ fn summary(t: &Tally) -> serde_json::Value {
         "centre_p95_in": percentile(&t.centre_err_in, 0.95),
         "heading_median_deg": percentile(&t.heading_err_deg, 0.5),
         "heading_p95_deg": percentile(&t.heading_err_deg, 0.95),
+        "marked_found": t.marked,
+        "marked_facing_wrong": t.facing_wrong,
         "status_accuracy": ratio(t.status_right, t.found),
         "colour_accuracy": ratio(t.colour_right, t.found),
         "kind_accuracy": ratio(t.kind_right, t.found),

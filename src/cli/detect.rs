@@ -14,15 +14,22 @@ pub struct Args {
     /// Map size in inches, WxH (e.g. 36x24).
     #[arg(long, value_parser = super::parse_map)]
     pub map: (f64, f64),
-    /// Camera file: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
-    #[arg(long)]
-    pub camera: Option<PathBuf>,
+    /// Camera file: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention),
+    /// the same flag as `aide serve`'s. `--camera`, this command's old name for it, still
+    /// works.
+    #[arg(long = "camera-file", alias = "camera", value_name = "CAMERA.json")]
+    pub camera_file: Option<PathBuf>,
     /// Colour model (TOML) learnt with `aide calibrate colors`; the default knows red and blue.
     #[arg(long)]
     pub colors: Option<PathBuf>,
     /// Scenario whose sides' home edges give unmarked blocks their facing.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
+    /// Write the map as the detector sees it (the frame resampled onto the map plane,
+    /// 20 px an inch) with each piece's footprint drawn on it: magenta, the front edge
+    /// yellow when read from the facing strip, green when inferred.
+    #[arg(long, value_name = "PNG")]
+    pub overlay: Option<PathBuf>,
     /// Print JSON instead of a table for a person.
     #[arg(long)]
     pub json: bool,
@@ -31,7 +38,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let image = super::read_frame(&args.image)?;
     let intrinsics = args
-        .camera
+        .camera_file
         .as_deref()
         .map(super::read_camera_file)
         .transpose()?;
@@ -62,6 +69,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             facing_away: &facing_away,
         },
     );
+    if let Some(path) = &args.overlay {
+        let mut view = vision::plane::map_plane_view(&image, &calib, vision::detect::PX_PER_IN);
+        vision::plane::draw_footprints(&mut view, &detection.pieces, vision::detect::PX_PER_IN);
+        view.save(path)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     if args.json {
         println!(
             "{}",

@@ -10,6 +10,7 @@ pub mod learn;
 pub mod observe;
 #[cfg(feature = "opencv")]
 pub mod opencv;
+pub mod plane;
 mod tags;
 
 pub use calib::Calibration;
