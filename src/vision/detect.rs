@@ -29,7 +29,11 @@ pub const PX_PER_IN: f64 = 20.0;
 pub enum Facing {
     /// From the off-white band on its front.
     Marked,
-    /// No band: facing away from its side's home edge.
+    /// No strip, but its label was seen on its back face, which the rules turn toward
+    /// its owner ("con sus pegatinas mirando hacia su jugador propietario"): facing away
+    /// from the label.
+    Label,
+    /// No strip: facing away from its side's home edge.
     Inferred,
     /// No band and no home edge to infer from: one of the two normals, arbitrarily.
     Unknown,
@@ -40,6 +44,7 @@ impl std::fmt::Display for Facing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Facing::Marked => "marked",
+            Facing::Label => "label",
             Facing::Inferred => "inferred",
             Facing::Unknown => "unknown",
         })
@@ -141,7 +146,8 @@ pub fn detect_sampled(
         match classifier.class(rgb) {
             Class::Map => {}
             Class::Skin => skin_px.0[0] = 255,
-            Class::Side(_) => paint_px.0[0] = 255,
+            // A spent block's paint can be a rim too thin for this pass: its label is not.
+            Class::Side(_) | Class::Paper => paint_px.0[0] = 255,
         }
     }
     // A hand is a large skin-coloured area; a tan road or a label is thin. Eroding by
@@ -165,7 +171,6 @@ pub fn detect_sampled(
 
     let mut plane = MapPlane {
         w,
-        h,
         pixels: vec![None; (w * h) as usize],
     };
     // Each region's tile bounds: first and last tile column and row.
@@ -182,10 +187,10 @@ pub fn detect_sampled(
         *b = [b[0].min(tx), b[1].min(ty), b[2].max(tx), b[3].max(ty)];
     }
     // Each region's pixels by class, in a crop of its own: 0 the map (or another
-    // region), side k is k + 1. Blobs are labelled region by region: a blob cannot leave
-    // the tiles that were read, so the labelling need not cover the bare map between
-    // the regions; and components never join pixels of different classes, so one
-    // labelling serves every side.
+    // region), side k is k + 1, paper [`PAPER`]. Blobs are labelled region by region: a
+    // blob cannot leave the tiles that were read, so the labelling need not cover the
+    // bare map between the regions; and components never join pixels of different
+    // classes, so one labelling serves every side and the paper.
     let mut crops: Vec<image::GrayImage> = bounds
         .iter()
         .map(|[tx0, ty0, tx1, ty1]| {
@@ -213,32 +218,23 @@ pub fn detect_sampled(
             let (dx, dy) = (k % TILE_PX, k / TILE_PX);
             let (x, y) = (tx * TILE_PX + dx, ty * TILE_PX + dy);
             plane.pixels[(y * w + x) as usize] = Some(rgb);
-            if let Class::Side(side) = classifier.class(rgb) {
-                crops[r - 1].put_pixel(
-                    (tx - tx0) * TILE_PX + dx,
-                    (ty - ty0) * TILE_PX + dy,
-                    image::Luma([side as u8 + 1]),
-                );
-            }
+            let value = match classifier.class(rgb) {
+                Class::Side(side) => side as u8 + 1,
+                Class::Paper => PAPER,
+                Class::Map | Class::Skin => continue,
+            };
+            crops[r - 1].put_pixel(
+                (tx - tx0) * TILE_PX + dx,
+                (ty - ty0) * TILE_PX + dy,
+                image::Luma([value]),
+            );
         }
     }
-    let mut blobs: Vec<(usize, Vec<(u32, u32)>)> = Vec::new();
-    for (crop, [tx0, ty0, ..]) in crops.iter().zip(&bounds) {
-        let (x0, y0) = (tx0 * TILE_PX, ty0 * TILE_PX);
-        let labels = connected_components(crop, Connectivity::Eight, image::Luma([0u8]));
-        let first = blobs.len();
-        for ((x, y, l), class) in labels.enumerate_pixels().zip(crop.pixels()) {
-            let l = l.0[0] as usize;
-            if l == 0 {
-                continue;
-            }
-            if blobs.len() < first + l {
-                blobs.resize(first + l, (0, Vec::new()));
-            }
-            blobs[first + l - 1].0 = usize::from(class.0[0] - 1);
-            blobs[first + l - 1].1.push((x0 + x, y0 + y));
-        }
-    }
+    let blobs: Vec<(usize, Vec<Px>)> = crops
+        .iter()
+        .zip(&bounds)
+        .flat_map(|(crop, [tx0, ty0, ..])| blobs_of(crop, tx0 * TILE_PX, ty0 * TILE_PX))
+        .collect();
     let camera = calib.camera_over();
     let found = blobs
         .iter()
@@ -263,15 +259,250 @@ enum Class {
     Map,
     /// A side's paint, by index into the colour model's sides.
     Side(usize),
+    /// Off-white paper: a block's label sticker or its facing strip.
+    Paper,
     Skin,
 }
 
-/// Tells paint and skin from the map.
+/// A crop's value for paper (paint is its side's index + 1).
+const PAPER: u8 = 255;
+
+/// A paper region smaller than this (0.05 sq in; a facing strip is 0.35) is a pale fleck
+/// of the map's: it joins no blob.
+const LEAST_PAPER_SQ_IN: f64 = 0.05;
+
+/// A paper region larger than this (a spent block's label is about 0.96 sq in) is
+/// something of the map's, never a sticker: it joins no blob.
+const MOST_PAPER_SQ_IN: f64 = 2.0;
+
+/// The offsets within which paper touches paint: two pixels each way (0.1 in). Between a
+/// white label and red paint the camera sees a pixel or two of their mix, pink, which is
+/// neither.
+const CONTACT_REACH: [(i64, i64); 24] = {
+    let mut offsets = [(0, 0); 24];
+    let mut k = 0;
+    let mut dy = -2;
+    while dy <= 2 {
+        let mut dx = -2;
+        while dx <= 2 {
+            if dx != 0 || dy != 0 {
+                offsets[k] = (dx, dy);
+                k += 1;
+            }
+            dx += 1;
+        }
+        dy += 1;
+    }
+    offsets
+};
+
+/// A pixel of a blob: where it is on the map plane, and whether it is paper (a label or
+/// a facing strip) rather than the side's paint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Px {
+    x: u32,
+    y: u32,
+    paper: bool,
+}
+
+impl Px {
+    fn centre(self) -> [f64; 2] {
+        [f64::from(self.x) + 0.5, f64::from(self.y) + 0.5]
+    }
+}
+
+/// The blobs of one crop (its top-left at map-plane pixel (x0, y0)): each side's
+/// connected paint, with the paper that touches it. A spent block's label covers most
+/// of its top and leaves a rim of paint that may fall apart into pieces: the label joins
+/// them into one blob. A paper region touching paint of both sides goes with the side
+/// it touches along more pixels (a block's own label borders its top along its length;
+/// an enemy in contact touches it along an edge at most).
+fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(usize, Vec<Px>)> {
+    let labels = connected_components(crop, Connectivity::Eight, image::Luma([0u8]));
+    let count = labels.pixels().map(|l| l.0[0] as usize).max().unwrap_or(0);
+    let mut class = vec![0u8; count];
+    let mut pixels: Vec<Vec<(u32, u32)>> = vec![Vec::new(); count];
+    for ((x, y, l), value) in labels.enumerate_pixels().zip(crop.pixels()) {
+        let l = l.0[0] as usize;
+        if l > 0 {
+            class[l - 1] = value.0[0];
+            pixels[l - 1].push((x, y));
+        }
+    }
+    // Where each paper region touches paint: (paper, paint) component pairs, a count a
+    // pixel pair within reach.
+    let mut contacts: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    let (w, h) = crop.dimensions();
+    for (c, region) in pixels.iter().enumerate() {
+        if class[c] != PAPER {
+            continue;
+        }
+        for &(x, y) in region {
+            for (dx, dy) in CONTACT_REACH {
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+                    continue;
+                }
+                let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
+                if n > 0 && class[n - 1] != PAPER {
+                    *contacts.entry((c, n - 1)).or_default() += 1;
+                }
+            }
+        }
+    }
+    // Each paper region joins the paint it touches most, with every other region of
+    // that side's paint it touches. One touching both sides' paint (two facing strips
+    // meeting where a block meets an enemy's flank) is shared out first: each of its
+    // pixels goes with the paint nearest it through the region.
+    let most_paper = (MOST_PAPER_SQ_IN * PX_PER_IN * PX_PER_IN) as usize;
+    let least_paper = (LEAST_PAPER_SQ_IN * PX_PER_IN * PX_PER_IN) as usize;
+    let mut group: Vec<usize> = (0..count).collect();
+    fn root(group: &mut [usize], mut c: usize) -> usize {
+        while group[c] != c {
+            group[c] = group[group[c]];
+            c = group[c];
+        }
+        c
+    }
+    let mut joined = vec![false; count];
+    let mut by_paper: Vec<(usize, usize, usize)> =
+        contacts.iter().map(|(&(p, q), &n)| (p, q, n)).collect();
+    by_paper.sort_unstable();
+    let papers: Vec<usize> = (0..count)
+        .filter(|&c| class[c] == PAPER && (least_paper..=most_paper).contains(&pixels[c].len()))
+        .collect();
+    for paper in papers {
+        let touching: Vec<(usize, usize)> = by_paper
+            .iter()
+            .filter(|(p, ..)| *p == paper)
+            .map(|&(_, q, n)| (q, n))
+            .collect();
+        let Some(&(most, _)) = touching.iter().max_by_key(|(q, n)| (*n, usize::MAX - q)) else {
+            continue;
+        };
+        if touching.iter().any(|(q, _)| class[*q] != class[most]) {
+            for (paint, share) in share_out(&pixels[paper], &labels, &class) {
+                let part = pixels.len();
+                pixels.push(share);
+                class.push(PAPER);
+                group.push(part);
+                joined.push(true);
+                let (a, b) = (root(&mut group, part), root(&mut group, paint));
+                group[a] = b;
+            }
+            continue;
+        }
+        joined[paper] = true;
+        for &(q, _) in &touching {
+            let (a, b) = (root(&mut group, paper), root(&mut group, q));
+            group[a] = b;
+        }
+    }
+    let mut blobs: Vec<(usize, Vec<Px>)> = Vec::new();
+    let mut blob_of_root: std::collections::HashMap<usize, usize> = Default::default();
+    for c in 0..pixels.len() {
+        if class[c] == PAPER && !joined[c] {
+            continue;
+        }
+        let r = root(&mut group, c);
+        let b = *blob_of_root.entry(r).or_insert_with(|| {
+            blobs.push((usize::MAX, Vec::new()));
+            blobs.len() - 1
+        });
+        let paper = class[c] == PAPER;
+        if !paper {
+            blobs[b].0 = usize::from(class[c] - 1);
+        }
+        blobs[b].1.extend(pixels[c].iter().map(|&(x, y)| Px {
+            x: x0 + x,
+            y: y0 + y,
+            paper,
+        }));
+    }
+    blobs
+}
+
+/// A paper region's pixels (crop positions) shared out among the paint regions (by
+/// component, as `labels` numbers them from 1) they lie nearest to through the region:
+/// those within [`CONTACT_REACH`] of paint start from the nearest such paint, the rest
+/// follow their neighbours.
+fn share_out(
+    region: &[(u32, u32)],
+    labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>,
+    class: &[u8],
+) -> Vec<(usize, Vec<(u32, u32)>)> {
+    const UNSET: usize = usize::MAX;
+    let (w, h) = labels.dimensions();
+    let index: std::collections::HashMap<(u32, u32), usize> =
+        region.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    let mut owner = vec![UNSET; region.len()];
+    let mut queue = std::collections::VecDeque::new();
+    let paint_at = |x: u32, y: u32, dx: i64, dy: i64| {
+        let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+        if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+            return None;
+        }
+        let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
+        (n > 0 && class[n - 1] != PAPER).then_some(n - 1)
+    };
+    for reach in 1..=2 {
+        for (i, &(x, y)) in region.iter().enumerate() {
+            if owner[i] != UNSET {
+                continue;
+            }
+            let ring = CONTACT_REACH
+                .iter()
+                .filter(|(dx, dy)| dx.abs().max(dy.abs()) == reach);
+            if let Some(paint) = ring.filter_map(|&(dx, dy)| paint_at(x, y, dx, dy)).next() {
+                owner[i] = paint;
+                queue.push_back(i);
+            }
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        let (x, y) = region[i];
+        for (dx, dy) in CONTACT_REACH
+            .iter()
+            .filter(|(dx, dy)| dx.abs().max(dy.abs()) == 1)
+        {
+            let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+            if nx < 0 || ny < 0 {
+                continue;
+            }
+            if let Some(&j) = index.get(&(nx as u32, ny as u32))
+                && owner[j] == UNSET
+            {
+                owner[j] = owner[i];
+                queue.push_back(j);
+            }
+        }
+    }
+    let mut shares: Vec<(usize, Vec<(u32, u32)>)> = Vec::new();
+    for (i, &p) in region.iter().enumerate() {
+        if owner[i] == UNSET {
+            continue;
+        }
+        match shares.iter_mut().find(|(paint, _)| *paint == owner[i]) {
+            Some((_, share)) => share.push(p),
+            None => shares.push((owner[i], vec![p])),
+        }
+    }
+    shares
+}
+
+/// How much darker than the colour model's band value paper may be and still read as
+/// paper: the far corner of a table under one lamp gets about a quarter less light.
+const PAPER_IN_SHADE: f64 = 0.75;
+
+/// Tells paint, paper and skin from the map.
 struct Classifier<'a> {
     colours: &'a ColourModel,
     /// Neither paint nor skin is paler than this: most of the map is rejected on two
     /// integer comparisons before any hue is worked out.
     least_saturation: f64,
+    /// Paper (labels, facing strips) is at least this bright, 0-255: the colour model's
+    /// band value, with room for a corner of the table the light reaches less.
+    paper_min_value: f64,
 }
 
 impl<'a> Classifier<'a> {
@@ -284,6 +515,7 @@ impl<'a> Classifier<'a> {
         Self {
             colours,
             least_saturation,
+            paper_min_value: PAPER_IN_SHADE * colours.band_min_value * 255.0,
         }
     }
 
@@ -291,7 +523,9 @@ impl<'a> Classifier<'a> {
         let max = rgb.iter().copied().max().unwrap_or(0);
         let min = rgb.iter().copied().min().unwrap_or(0);
         if max == 0 || f64::from(max - min) < self.least_saturation * f64::from(max) {
-            return Class::Map;
+            let paper = f64::from(max - min) <= self.colours.band_max_saturation * f64::from(max)
+                && f64::from(max) >= self.paper_min_value;
+            return if paper { Class::Paper } else { Class::Map };
         }
         let hsv = Hsv::from_rgb(rgb);
         match self.colours.side_of(hsv) {
@@ -577,7 +811,6 @@ impl<'a> FrameReader<'a> {
 /// The map plane (z = 0) as read at [`PX_PER_IN`], white-balanced, where it was read.
 struct MapPlane {
     w: u32,
-    h: u32,
     /// `None` where the map point falls outside the frame, on a corner card, or far from
     /// any paint (not read).
     pixels: Vec<Option<[u8; 3]>>,
@@ -650,38 +883,85 @@ pub(super) fn bilinear(image: &RgbImage, u: f64, v: f64) -> Option<[u8; 3]> {
     Some(out)
 }
 
-/// The lit top face of a blob: its brighter part (the sides are in shade), as pixel
-/// centres, and the brightness (HSV value) it was told by. `None` for too few pixels.
-fn lit_top(blob: &[(u32, u32)], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
-    let mut values: Vec<f64> = blob
-        .iter()
-        .filter_map(|&(x, y)| plane.at(x, y))
-        .map(|rgb| Hsv::from_rgb(rgb).v)
-        .collect();
+/// The lit paint of a blob: its paint as bright as its brightest tenth allows (the sides
+/// are in shade), as pixel centres, and the brightness (HSV value) it was told by.
+/// `None` when the blob has no paint.
+fn lit_paint(blob: &[Px], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
+    let value = |p: &Px| {
+        (!p.paper)
+            .then(|| plane.at(p.x, p.y))
+            .flatten()
+            .map(|rgb| Hsv::from_rgb(rgb).v)
+    };
+    let mut values: Vec<f64> = blob.iter().filter_map(value).collect();
     if values.is_empty() {
         return None;
     }
     let ninth_decile = (values.len() * 9) / 10;
     let bright = nth_smallest(&mut values, ninth_decile);
-    let top: Vec<[f64; 2]> = blob
+    let lit = blob
         .iter()
-        .filter(|&&(x, y)| {
-            plane
-                .at(x, y)
-                .is_some_and(|rgb| Hsv::from_rgb(rgb).v >= 0.8 * bright)
-        })
-        .map(|&(x, y)| [f64::from(x) + 0.5, f64::from(y) + 0.5])
+        .filter(|p| value(p).is_some_and(|v| v >= 0.8 * bright))
+        .map(|p| p.centre())
         .collect();
+    Some((bright, lit))
+}
+
+/// A label's area at the least (0.45 sq in; a spent block's shows about 0.96, a facing
+/// strip 0.35): paper this large lies on a top, and a top that holds it is a top.
+const LABEL_MIN_PX: usize = (0.45 * PX_PER_IN * PX_PER_IN) as usize;
+
+/// The paper of a blob in its connected regions (eight-connected), as pixel centres;
+/// regions of fewer than four pixels are specks of glare and left out.
+fn paper_regions(blob: &[Px]) -> Vec<Vec<[f64; 2]>> {
+    let paper: Vec<Px> = blob.iter().copied().filter(|p| p.paper).collect();
+    let Some((x0, y0, x1, y1)) = paper.iter().fold(None, |b, p| {
+        let (x0, y0, x1, y1) = b.unwrap_or((p.x, p.y, p.x, p.y));
+        Some((x0.min(p.x), y0.min(p.y), x1.max(p.x), y1.max(p.y)))
+    }) else {
+        return Vec::new();
+    };
+    // A margin of one pixel all round: imageproc's labelling fails on an image one
+    // pixel wide or high.
+    let mut mask = image::GrayImage::new(x1 - x0 + 3, y1 - y0 + 3);
+    for p in &paper {
+        mask.put_pixel(p.x - x0 + 1, p.y - y0 + 1, image::Luma([255]));
+    }
+    let labels = connected_components(&mask, Connectivity::Eight, image::Luma([0u8]));
+    let mut regions: Vec<Vec<[f64; 2]>> = Vec::new();
+    for p in &paper {
+        let l = labels.get_pixel(p.x - x0 + 1, p.y - y0 + 1).0[0] as usize;
+        if regions.len() < l {
+            regions.resize(l, Vec::new());
+        }
+        regions[l - 1].push(p.centre());
+    }
+    regions.retain(|r| r.len() >= 4);
+    regions
+}
+
+/// The top a blob shows: its lit paint with its labels (large paper regions), as pixel
+/// centres, and the paint's brightness. Two blocks of a column have their painted tops
+/// parted by a facing strip, which is not a label; a spent block's rim of paint falls
+/// apart around its label, which holds it together.
+fn lit_top(blob: &[Px], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
+    let (bright, mut top) = lit_paint(blob, plane)?;
+    top.extend(
+        paper_regions(blob)
+            .into_iter()
+            .filter(|r| r.len() >= LABEL_MIN_PX)
+            .flatten(),
+    );
     (top.len() >= 4).then_some((bright, top))
 }
 
-/// The pieces in one blob of a side's paint. Blocks of a side standing end to end in a
-/// line are one blob: their lit tops make one strip as many frontages long as there are
-/// blocks. Such a strip is cut across its long axis into equal lengths, one per block
-/// (the blocks of a line have the same frontage whether fresh or spent), and each part
-/// is measured as a blob of its own.
+/// The pieces in one blob of a side's paint (with its paper). Blocks of a side standing
+/// end to end in a line are one blob: their lit tops make one strip as many frontages
+/// long as there are blocks. Such a strip is cut across its long axis into equal
+/// lengths, one per block (the blocks of a line have the same frontage whether fresh or
+/// spent), and each part is measured as a blob of its own.
 fn measure_blob(
-    blob: &[(u32, u32)],
+    blob: &[Px],
     plane: &MapPlane,
     colour: &str,
     camera: (f64, f64, f64),
@@ -689,11 +969,11 @@ fn measure_blob(
 ) -> Vec<(DetectedPiece, f64)> {
     // Most blobs on a busy map are specks of paint-coloured print: no part of one can
     // be a piece.
-    if is_speck(blob, options) {
+    if is_speck(blob.len(), options) {
         return Vec::new();
     }
     let blocks = lit_top(blob, plane).zip(options.model.shape(UnitKind::Infantry));
-    let Some(((bright, top), block)) = blocks else {
+    let Some(((_, top), block)) = blocks else {
         return Vec::new();
     };
     if let Some(parts) = split_by_tops(blob, &top) {
@@ -716,11 +996,20 @@ fn measure_blob(
         nth_smallest(&mut along, last - trim),
     );
     let length_in = (hi - lo + 1.0) / PX_PER_IN;
-    let count = (length_in / block.frontage_in).round().clamp(1.0, 4.0) as usize;
+    let frontages = length_in / block.frontage_in;
+    let count = frontages.round().max(1.0) as usize;
     if count == 1 {
-        return measure(blob, (bright, top), plane, colour, camera, options, None)
+        return measure(blob, plane, colour, camera, options, None)
             .into_iter()
             .collect();
+    }
+    if !is_a_line(blob, &top, &axes, (lo, hi), frontages) {
+        tracing::trace!(
+            at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
+            frontages,
+            "a long blob that is no line of blocks"
+        );
+        return Vec::new();
     }
     // Pixels this near a cut are left out of both parts: blocks of a line may be turned
     // a few degrees to each other (their seam is not square to the line), and a fresh
@@ -728,17 +1017,14 @@ fn measure_blob(
     let margin = 0.15 * PX_PER_IN;
     let part_px = (hi - lo) / count as f64;
     let mut parts = vec![Vec::new(); count];
-    for &(x, y) in blob {
-        let along = dot(
-            sub([f64::from(x) + 0.5, f64::from(y) + 0.5], axes.centre),
-            axes.along,
-        );
+    for &px in blob {
+        let along = dot(sub(px.centre(), axes.centre), axes.along);
         let at = (along - lo) / part_px;
         let part = at.floor().clamp(0.0, (count - 1) as f64) as usize;
         let into = (at - part as f64) * part_px;
         let near_cut = (part > 0 && into < margin) || (part + 1 < count && into > part_px - margin);
         if !near_cut {
-            parts[part].push((x, y));
+            parts[part].push(px);
         }
     }
     parts
@@ -750,25 +1036,53 @@ fn measure_blob(
                 low_end: i > 0,
                 high_end: i + 1 < count,
             };
-            let lit = lit_top(part, plane)?;
-            measure(part, lit, plane, colour, camera, options, Some(cut))
+            measure(part, plane, colour, camera, options, Some(cut))
         })
         .collect()
+}
+
+/// Whether a long blob (its lit top `top` `frontages` block frontages long between
+/// `lo` and `hi` on `axes`) is blocks standing end to end: a whole number of frontages,
+/// and a straight band that the blob's paint fills. A river or a road of a side's colour
+/// winds, or swells and narrows, and runs on for inches.
+fn is_a_line(
+    blob: &[Px],
+    top: &[[f64; 2]],
+    axes: &Axes,
+    (lo, hi): (f64, f64),
+    frontages: f64,
+) -> bool {
+    // The longest line a table holds: a division of eight, end to end.
+    const MOST_BLOCKS: f64 = 8.4;
+    if frontages > MOST_BLOCKS || (frontages - frontages.round()).abs() > 0.3 {
+        return false;
+    }
+    let (n_lo, n_hi) = extent(top, axes.centre, axes.normal);
+    let inside = blob
+        .iter()
+        .filter(|p| {
+            let d = sub(p.centre(), axes.centre);
+            (lo..=hi).contains(&dot(d, axes.along)) && (n_lo..=n_hi).contains(&dot(d, axes.normal))
+        })
+        .count();
+    // A line's paint fills most of its band (a bevel, a seam, a side face in deep shade
+    // take some); a stream's bends leave most of it bare.
+    inside as f64 >= 0.5 * (hi - lo + 1.0) * (n_hi - n_lo + 1.0)
 }
 
 /// A blob whose lit top falls apart into several sizeable pieces, split into one blob per
 /// piece: each of its pixels goes with the lit piece it is nearest to through the blob.
 /// Two blocks of a side in a column have their tops parted by the facing band of the one
 /// behind, but their shaded ends, side by side, join them into one blob of paint.
-fn split_by_tops(blob: &[(u32, u32)], top: &[[f64; 2]]) -> Option<Vec<Vec<(u32, u32)>>> {
+fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
     // Smaller than a quarter of an HQ cube's top: a speck of light, not a top.
     const LEAST_TOP_PX: usize = 15;
     let (x0, y0) = blob
         .iter()
-        .fold((u32::MAX, u32::MAX), |(x, y), p| (x.min(p.0), y.min(p.1)));
+        .fold((u32::MAX, u32::MAX), |(x, y), p| (x.min(p.x), y.min(p.y)));
     let (x1, y1) = blob
         .iter()
-        .fold((0, 0), |(x, y), p| (x.max(p.0), y.max(p.1)));
+        .fold((0, 0), |(x, y), p| (x.max(p.x), y.max(p.y)));
     let (w, h) = (x1 - x0 + 1, y1 - y0 + 1);
     let mut lit = image::GrayImage::new(w, h);
     for p in top {
@@ -791,15 +1105,30 @@ fn split_by_tops(blob: &[(u32, u32)], top: &[[f64; 2]]) -> Option<Vec<Vec<(u32, 
     if tops.len() < 2 {
         return None;
     }
-    // Grow every sizeable top through the blob's pixels, breadth first.
+    // Grow every sizeable top through the blob's paint, breadth first.
     const UNSET: usize = usize::MAX;
+    const NEIGHBOURS: [(i64, i64); 8] = [
+        (-1, -1),
+        (0, -1),
+        (1, -1),
+        (-1, 0),
+        (1, 0),
+        (-1, 1),
+        (0, 1),
+        (1, 1),
+    ];
     let mut owner = vec![UNSET; (w * h) as usize];
-    let in_blob = {
-        let mut mask = vec![false; (w * h) as usize];
-        for &(x, y) in blob {
-            mask[((y - y0) * w + (x - x0)) as usize] = true;
-        }
-        mask
+    // 1 paint, 2 paper, 0 neither.
+    let mut class = vec![0u8; (w * h) as usize];
+    for p in blob {
+        class[((p.y - y0) * w + (p.x - x0)) as usize] = if p.paper { 2 } else { 1 };
+    }
+    let neighbours = |x: u32, y: u32| {
+        NEIGHBOURS.into_iter().filter_map(move |(dx, dy)| {
+            let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+            (nx >= 0 && ny >= 0 && nx < i64::from(w) && ny < i64::from(h))
+                .then(|| (nx as u32, ny as u32, (ny as u32 * w + nx as u32) as usize))
+        })
     };
     let mut queue = std::collections::VecDeque::new();
     for (x, y, l) in labels.enumerate_pixels() {
@@ -811,42 +1140,66 @@ fn split_by_tops(blob: &[(u32, u32)], top: &[[f64; 2]]) -> Option<Vec<Vec<(u32, 
     }
     while let Some((x, y)) = queue.pop_front() {
         let part = owner[(y * w + x) as usize];
-        for (dx, dy) in [
-            (-1, -1),
-            (0, -1),
-            (1, -1),
-            (-1, 0),
-            (1, 0),
-            (-1, 1),
-            (0, 1),
-            (1, 1),
-        ] {
-            let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-            if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
-                continue;
-            }
-            let at = (ny as u32 * w + nx as u32) as usize;
-            if in_blob[at] && owner[at] == UNSET {
+        for (nx, ny, at) in neighbours(x, y) {
+            if class[at] == 1 && owner[at] == UNSET {
                 owner[at] = part;
-                queue.push_back((nx as u32, ny as u32));
+                queue.push_back((nx, ny));
             }
         }
     }
+    // Then the paper, a region at a time, whole: a facing strip lies along its own
+    // block's top and, in a column, against the back of the block ahead, so it touches
+    // two parts alike. Each block carries one strip: a region touching one part goes
+    // with it, and one touching several with the part that has the least paper yet.
+    let mut regions: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    let mut seen = vec![false; (w * h) as usize];
+    for start in 0..(w * h) as usize {
+        if class[start] != 2 || owner[start] != UNSET || seen[start] {
+            continue;
+        }
+        let (mut pixels, mut touching) = (Vec::new(), Vec::new());
+        seen[start] = true;
+        let mut stack = vec![start];
+        while let Some(at) = stack.pop() {
+            pixels.push(at);
+            let (x, y) = (at as u32 % w, at as u32 / w);
+            for (_, _, n) in neighbours(x, y) {
+                if class[n] == 2 && owner[n] == UNSET && !seen[n] {
+                    seen[n] = true;
+                    stack.push(n);
+                } else if owner[n] != UNSET && !touching.contains(&owner[n]) {
+                    touching.push(owner[n]);
+                }
+            }
+        }
+        regions.push((pixels, touching));
+    }
+    regions.sort_by_key(|(_, touching)| touching.len());
+    let mut paper_of = vec![0usize; tops.len()];
+    for (pixels, touching) in regions {
+        let Some(&part) = touching.iter().min_by_key(|&&t| (paper_of[t], t)) else {
+            continue;
+        };
+        paper_of[part] += pixels.len();
+        for at in pixels {
+            owner[at] = part;
+        }
+    }
     let mut parts = vec![Vec::new(); tops.len()];
-    for &(x, y) in blob {
-        let part = owner[((y - y0) * w + (x - x0)) as usize];
+    for &p in blob {
+        let part = owner[((p.y - y0) * w + (p.x - x0)) as usize];
         if part != UNSET {
-            parts[part].push((x, y));
+            parts[part].push(p);
         }
     }
     Some(parts)
 }
 
-/// Whether a blob is too small to be a piece: smaller than half an HQ cube's top (or the
-/// model has no cube to compare with).
-fn is_speck(blob: &[(u32, u32)], options: &DetectOptions) -> bool {
+/// Whether a blob of this many pixels is too small to be a piece: smaller than half an
+/// HQ cube's top (or the model has no cube to compare with).
+fn is_speck(pixels: usize, options: &DetectOptions) -> bool {
     options.model.shape(UnitKind::Hq).is_none_or(|hq| {
-        (blob.len() as f64) < 0.5 * hq.frontage_in * hq.depth_fresh_in * PX_PER_IN * PX_PER_IN
+        (pixels as f64) < 0.5 * hq.frontage_in * hq.depth_fresh_in * PX_PER_IN * PX_PER_IN
     })
 }
 
@@ -858,59 +1211,93 @@ struct Cut {
     high_end: bool,
 }
 
-/// Measure one blob of a side's paint, given its lit top ([`lit_top`]); `None` when it is
-/// no piece (a road line, a speck).
-fn measure(
-    blob: &[(u32, u32)],
-    (bright, top): (f64, Vec<[f64; 2]>),
-    plane: &MapPlane,
-    colour: &str,
-    camera: (f64, f64, f64),
-    options: &DetectOptions,
-    cut: Option<Cut>,
-) -> Option<(DetectedPiece, f64)> {
-    let block = options.model.shape(UnitKind::Infantry)?;
-    let hq = options.model.shape(UnitKind::Hq)?;
-    if is_speck(blob, options) {
-        return None;
+/// A blob's silhouette on its own axes, in map-plane pixels from the axes' centre: its
+/// extents (pixel centres, the 2nd to the 98th percentile) and where the point under
+/// the camera is.
+///
+/// A piece's top face, h above the map, shows on the map plane enlarged by
+/// s = H / (H - h) about the point under the camera (H the camera's height), so pushed
+/// away from it; the faces the camera sees from the side fill the gap between the top
+/// and the footprint, on the side toward that point. The silhouette's far edge (away
+/// from the point) is therefore the top's far edge, whatever the light makes of the side
+/// faces; its near edge is the footprint's where the side faces are seen as paint and the
+/// top's where they are too dark.
+struct Silhouette {
+    along: (f64, f64),
+    normal: (f64, f64),
+    /// The point under the camera: along, normal.
+    nadir: [f64; 2],
+}
+
+impl Silhouette {
+    /// Which way the point under the camera lies from the silhouette's middle, along and
+    /// normal to the axis: +1 or -1.
+    fn toward_camera(&self) -> [f64; 2] {
+        let mid = |(lo, hi): (f64, f64)| 0.5 * (lo + hi);
+        [
+            if self.nadir[0] >= mid(self.along) {
+                1.0
+            } else {
+                -1.0
+            },
+            if self.nadir[1] >= mid(self.normal) {
+                1.0
+            } else {
+                -1.0
+            },
+        ]
     }
-    let axes = principal_axes(&top);
-    let (mut lo_n, mut hi_n) = extent(&top, axes.centre, axes.normal);
-    let (mut lo_l, mut hi_l) = extent(&top, axes.centre, axes.along);
-    // A part of a line: which of its ends along its own axis were cut.
-    let (cut_low, cut_high) = match cut {
-        Some(c) if dot(c.axis, axes.along) >= 0.0 => (c.low_end, c.high_end),
-        Some(c) => (c.high_end, c.low_end),
-        None => (false, false),
-    };
-    // The band beside the painted top; HQ cubes (painted tops far shorter than a block)
-    // carry none, so a pale map spot beside one is not read as a band.
-    let cube = (hi_l - lo_l + 1.0) / PX_PER_IN < 0.5 * block.frontage_in;
-    let band = if cube {
-        None
-    } else {
-        band_beside(&top, &axes, plane, options.colours, bright, colour)
-    };
-    let mut front_sign = 0.0;
-    let painted_width = hi_n - lo_n;
-    if let Some(band) = band.filter(|b| b.columns as f64 >= 0.25 * (hi_l - lo_l)) {
-        front_sign = band.sign;
-        if band.sign > 0.0 {
-            hi_n += band.depth_px;
+
+    /// The far edge along (0) or normal (1) to the axis, at the pixels' outer edge.
+    fn far_edge(&self, axis: usize) -> f64 {
+        let (lo, hi) = if axis == 0 { self.along } else { self.normal };
+        if self.toward_camera()[axis] > 0.0 {
+            lo - 0.5
         } else {
-            lo_n -= band.depth_px;
+            hi + 0.5
         }
     }
-    // Sizes on the map plane, in inches, before the height correction.
-    let length0 = (hi_l - lo_l + 1.0) / PX_PER_IN;
-    let width0 = (hi_n - lo_n + 1.0) / PX_PER_IN;
-    let thin_line = painted_width + 1.0 < 0.12 * PX_PER_IN;
-    if thin_line || (cut.is_none() && length0 > 1.5 * block.frontage_in) {
-        return None;
-    }
-    // Which shape and status fits the measured size best, once scaled back to its height.
-    let (_, _, cam_h) = camera;
-    let candidates = [
+}
+
+/// How far a piece's edge may blur on the map plane, in its pixels: the lens, the
+/// sensor and JPEG's half-resolution colour spread paint over about a frame pixel, half
+/// a map-plane pixel at 1080p, each way.
+const EDGE_BLUR_PX: f64 = 1.0;
+
+/// A piece shape's fit to a silhouette: the shape, its status, its top's height and its
+/// footprint (frontage, depth) in inches, and how far the silhouette lies from the sizes
+/// the shape can show (0 within them; in relative units of the shape's size).
+struct Fit {
+    kind: &'static str,
+    status: Status,
+    height_in: f64,
+    frontage_in: f64,
+    depth_in: f64,
+    err: f64,
+}
+
+/// The shapes a silhouette may be, best first: a fresh or spent block or an HQ cube (only
+/// blocks for a part of a line, whose length is a block's by construction).
+///
+/// Across the axis a shape of depth W shows between W s (its top alone: the side face
+/// too dark to read as paint) and W s plus the side face's depth, its top's shift; along
+/// the axis likewise. A silhouette inside both ranges fits exactly; outside, by its
+/// distance from them. A quarter of its distance from the middle of the ranges breaks
+/// ties where two shapes' ranges overlap, far from the point under the camera. A top is
+/// one flat face, lit alike: the share of the paint that is in shade (`shaded`, given
+/// the stretch across the axis) within where a shape's top would be counts against it.
+fn fit_shapes(
+    sil: &Silhouette,
+    cut: Option<Cut>,
+    cam_h: f64,
+    model: &PieceModel,
+    shaded: &dyn Fn(f64, f64) -> f64,
+) -> Vec<Fit> {
+    let (Some(block), Some(hq)) = (model.shape(UnitKind::Infantry), model.shape(UnitKind::Hq))
+    else {
+        return Vec::new();
+    };
+    let shapes = [
         (
             "block",
             Status::Fresh,
@@ -933,85 +1320,378 @@ fn measure(
             hq.height_fresh_in,
         ),
     ];
-    let (kind, status, height, err) = candidates
+    let mid = |(lo, hi): (f64, f64)| 0.5 * (lo + hi);
+    let width = sil.normal.1 - sil.normal.0 + 1.0;
+    let length = sil.along.1 - sil.along.0 + 1.0;
+    let mut fits: Vec<Fit> = shapes
         .iter()
-        .filter(|c| cut.is_none() || c.0 == "block")
-        .map(|&(kind, status, f, d, h)| {
-            let k = (cam_h - h) / cam_h;
-            // A part of a line is a block's frontage long by construction.
-            let length_err = if cut.is_some() {
+        .filter(|s| cut.is_none() || s.0 == "block")
+        .map(|&(kind, status, frontage, depth, h)| {
+            let grow = h / (cam_h - h);
+            let scale = 1.0 + grow;
+            // The top's shift from the footprint, in pixels along and across the axis.
+            let shift_along = ((mid(sil.along) - sil.nadir[0]) * grow).abs();
+            let shift_across = ((mid(sil.normal) - sil.nadir[1]) * grow).abs();
+            let miss = |seen: f64, size_in: f64, shift: f64| {
+                let least = size_in * scale * PX_PER_IN - EDGE_BLUR_PX;
+                let most = size_in * scale * PX_PER_IN + shift + 2.0 * EDGE_BLUR_PX;
+                let outside = (least - seen).max(seen - most).max(0.0);
+                (outside + 0.25 * (seen - 0.5 * (least + most)).abs()) / (size_in * PX_PER_IN)
+            };
+            let along_err = if cut.is_some() {
                 0.0
             } else {
-                ((length0 * k - f) / f).abs()
+                miss(length, frontage, shift_along)
             };
-            (kind, status, h, length_err + ((width0 * k - d) / d).abs())
+            // The top's far edge blurs into the map: its outer pixel is left out.
+            let toward = sil.toward_camera()[1];
+            let far = sil.far_edge(1) + toward * EDGE_BLUR_PX;
+            let inner = sil.far_edge(1) + toward * depth * scale * PX_PER_IN;
+            Fit {
+                kind,
+                status,
+                height_in: h,
+                frontage_in: frontage,
+                depth_in: depth,
+                err: along_err
+                    + miss(width, depth, shift_across)
+                    + shaded(far.min(inner), far.max(inner)),
+            }
         })
-        .min_by(|a, b| a.3.total_cmp(&b.3))?;
-    if err > 0.9 {
+        .collect();
+    fits.sort_by(|a, b| a.err.total_cmp(&b.err));
+    fits
+}
+
+/// Measure one blob of a side's paint and its paper; `None` when it is no piece (a road
+/// line, a speck).
+///
+/// The blob is the piece's silhouette ([`Silhouette`]): its shape and status are those
+/// whose sizes it fits ([`fit_shapes`]), and its footprint lies a depth from the far
+/// edge, taken back down the camera's ray. The facing strip is paper on the top; a
+/// standing block's label is on its back face, which the camera sees only from behind,
+/// between the top and the point under the camera.
+fn measure(
+    blob: &[Px],
+    plane: &MapPlane,
+    colour: &str,
+    camera: (f64, f64, f64),
+    options: &DetectOptions,
+    cut: Option<Cut>,
+) -> Option<(DetectedPiece, f64)> {
+    let block = options.model.shape(UnitKind::Infantry)?;
+    if is_speck(blob.len(), options) {
         return None;
     }
-    let k = (cam_h - height) / cam_h;
-    // A cut end is placed from the block's other end and its frontage as the map plane
-    // shows it at its height (pixel centres: a span of n pixels is n - 1 between them).
-    let frontage_px = block.frontage_in * PX_PER_IN / k;
-    match (cut_low, cut_high) {
-        (true, false) => lo_l = hi_l + 1.0 - frontage_px,
-        (false, true) => hi_l = lo_l - 1.0 + frontage_px,
-        _ => {}
+    let (bright, lit) = lit_paint(blob, plane)?;
+    if lit.len() < 4 {
+        return None;
     }
-    let length0 = if cut.is_some() {
-        block.frontage_in / k
-    } else {
-        length0
+    let everything: Vec<[f64; 2]> = lit
+        .iter()
+        .copied()
+        .chain(blob.iter().filter(|p| p.paper).map(|p| p.centre()))
+        .collect();
+    let axes = principal_axes(&everything);
+    let (cam_x, cam_y, cam_h) = camera;
+    let nadir = sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], axes.centre);
+    // The silhouette reaches past the lit top by a side face at most: paint farther off
+    // is another piece's, joined to this one by a corner.
+    let lit_top = (
+        extent(&everything, axes.centre, axes.along),
+        extent(&everything, axes.centre, axes.normal),
+    );
+    let reach = {
+        let tallest = block.height_fresh_in;
+        nadir[0].hypot(nadir[1]) * tallest / (cam_h - tallest) + 2.0 * EDGE_BLUR_PX
     };
-    // The top face's centre, taken back down the camera's ray to the footprint.
-    let mid_n = 0.5 * (lo_n + hi_n);
-    let mid_l = 0.5 * (lo_l + hi_l);
-    let top_centre = [
-        (axes.centre[0] + mid_n * axes.normal[0] + mid_l * axes.along[0]) / PX_PER_IN,
-        (axes.centre[1] + mid_n * axes.normal[1] + mid_l * axes.along[1]) / PX_PER_IN,
-    ];
-    let x_in = camera.0 + (top_centre[0] - camera.0) * k;
-    let y_in = camera.1 + (top_centre[1] - camera.1) * k;
-    // Heading: the normal toward the band; else away from the home edge.
-    let (heading_deg, facing) = if kind == "hq" {
-        // A cube looks the same from every side: its facing cannot be seen, and no rule
-        // asks for it. It faces away from its home edge when that is known.
-        match (options.facing_away)(colour) {
-            Some(away) => (away, Facing::Inferred),
-            None => (0.0, Facing::Unknown),
-        }
-    } else if front_sign != 0.0 {
-        (heading_of(scale(axes.normal, front_sign)), Facing::Marked)
-    } else {
-        let n = heading_of(axes.normal);
-        match (options.facing_away)(colour) {
-            Some(away) => {
-                let pick = if crate::geom::heading_difference(n, away) <= 90.0 {
-                    n
-                } else {
-                    (n + 180.0).rem_euclid(360.0)
-                };
-                (pick, Facing::Inferred)
+    let near_top = |(lo, hi): (f64, f64), v: f64| (lo - reach..=hi + reach).contains(&v);
+    let outline: Vec<[f64; 2]> = blob
+        .iter()
+        .map(|p| p.centre())
+        .filter(|p| {
+            let d = sub(*p, axes.centre);
+            near_top(lit_top.0, dot(d, axes.along)) && near_top(lit_top.1, dot(d, axes.normal))
+        })
+        .collect();
+    let sil = Silhouette {
+        along: extent(&outline, axes.centre, axes.along),
+        normal: extent(&outline, axes.centre, axes.normal),
+        nadir: [dot(nadir, axes.along), dot(nadir, axes.normal)],
+    };
+    let width0 = (sil.normal.1 - sil.normal.0 + 1.0) / PX_PER_IN;
+    let length0 = (sil.along.1 - sil.along.0 + 1.0) / PX_PER_IN;
+    // Each pixel's offset across the axis, and whether it is paint in shade.
+    let lit_from = 0.8 * bright;
+    let across: Vec<(f64, Option<bool>)> = blob
+        .iter()
+        .map(|p| {
+            let n = dot(sub(p.centre(), axes.centre), axes.normal);
+            let shade = (!p.paper)
+                .then(|| plane.at(p.x, p.y))
+                .flatten()
+                .map(|rgb| Hsv::from_rgb(rgb).v < lit_from);
+            (n, shade)
+        })
+        .collect();
+    let shaded = |lo: f64, hi: f64| {
+        let (mut dark, mut paint) = (0usize, 0usize);
+        for &(n, shade) in &across {
+            if let Some(dim) = shade.filter(|_| (lo..=hi).contains(&n)) {
+                dark += usize::from(dim);
+                paint += 1;
             }
-            None => (n, Facing::Unknown),
+        }
+        if paint == 0 {
+            0.0
+        } else {
+            dark as f64 / paint as f64
+        }
+    };
+    let fits = fit_shapes(&sil, cut, cam_h, options.model, &shaded);
+    tracing::trace!(
+        at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
+        along_px = ?sil.along,
+        across_px = ?sil.normal,
+        fits = ?fits.iter().map(|f| (f.kind, f.status, f.err)).collect::<Vec<_>>(),
+        "blob measured"
+    );
+    if width0 < 0.12 || (cut.is_none() && length0 > 1.5 * block.frontage_in + 0.5) {
+        return None;
+    }
+    let fit = fits.into_iter().next()?;
+    if fit.err > 0.9 {
+        return None;
+    }
+    let grow = fit.height_in / (cam_h - fit.height_in);
+    let k = 1.0 / (1.0 + grow);
+    let toward = sil.toward_camera();
+    // A top edge seen on the plane, taken back to the footprint's edge below it.
+    let to_footprint = |axis: usize, edge: f64| sil.nadir[axis] + (edge - sil.nadir[axis]) * k;
+    // The footprint's middle between its far edge and its near one: the silhouette's
+    // near edge where the side face reads as paint, the top's taken down where it does
+    // not, whichever gives the shape's size; failing both, its size in from the far edge.
+    // (Between two edges, whatever the lens and the JPEG add to both sides cancels.)
+    let footprint_middle = |axis: usize, size_px: f64| {
+        let (lo, hi) = if axis == 0 { sil.along } else { sil.normal };
+        let far_foot = to_footprint(axis, sil.far_edge(axis));
+        let near = if toward[axis] > 0.0 {
+            hi + 0.5
+        } else {
+            lo - 0.5
+        };
+        [near, to_footprint(axis, near)]
+            .into_iter()
+            .map(|edge| (edge, ((edge - far_foot).abs() - size_px).abs()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .filter(|(_, miss)| *miss <= 0.3 * size_px)
+            .map_or(far_foot + toward[axis] * 0.5 * size_px, |(edge, _)| {
+                0.5 * (far_foot + edge)
+            })
+    };
+    // Where the top alone is lit (its side faces in shade), its middle, taken down to
+    // the footprint, is surest of all.
+    // It is the top alone when it is nearer the top's size than the top's with its side
+    // face.
+    let top_middle = |axis: usize, size_px: f64| {
+        let (lo, hi) = if axis == 0 { lit_top.0 } else { lit_top.1 };
+        let seen = hi - lo + 1.0;
+        let shift = ((0.5 * (lo + hi) - sil.nadir[axis]) * grow).abs();
+        let room = (0.15 * size_px + EDGE_BLUR_PX).min(0.5 * shift).max(0.5);
+        // A cube's axes are any two: its top's middle is its middle on any of them.
+        (fit.kind == "hq" || (seen - size_px * (1.0 + grow)).abs() <= room)
+            .then(|| to_footprint(axis, 0.5 * (lo + hi)))
+    };
+    let depth_px = fit.depth_in * PX_PER_IN;
+    let centre_n = top_middle(1, depth_px).unwrap_or_else(|| footprint_middle(1, depth_px));
+    // Along it: from the far end where the top's shift shows, else from the middle; for
+    // a part of a line, from the end that is the block's own.
+    let frontage_px = fit.frontage_in * PX_PER_IN;
+    let (cut_low, cut_high) = match cut {
+        Some(c) if dot(c.axis, axes.along) >= 0.0 => (c.low_end, c.high_end),
+        Some(c) => (c.high_end, c.low_end),
+        None => (false, false),
+    };
+    let centre_a = match (cut_low, cut_high) {
+        (true, true) => to_footprint(0, 0.5 * (sil.along.0 + sil.along.1)),
+        (false, false) => {
+            top_middle(0, frontage_px).unwrap_or_else(|| footprint_middle(0, frontage_px))
+        }
+        (low_is_cut, _) => {
+            // The block's own end of its lit top, placed as the top's, and the top's
+            // middle a frontage (as the plane shows it) from there.
+            let (lo, hi) = lit_top.0;
+            let top_px = frontage_px * (1.0 + grow);
+            let middle = if low_is_cut {
+                hi + 0.5 - 0.5 * top_px
+            } else {
+                lo - 0.5 + 0.5 * top_px
+            };
+            to_footprint(0, middle)
+        }
+    };
+    let centre = [
+        axes.centre[0] + centre_a * axes.along[0] + centre_n * axes.normal[0],
+        axes.centre[1] + centre_a * axes.along[1] + centre_n * axes.normal[1],
+    ];
+    let (x_in, y_in) = (centre[0] / PX_PER_IN, centre[1] / PX_PER_IN);
+    // The top on the axes: across, from its far edge a depth (as the plane shows it)
+    // toward the camera; along, the silhouette's ends.
+    let far_n = sil.far_edge(1);
+    let top_n = {
+        let inner = far_n + toward[1] * depth_px * (1.0 + grow);
+        (far_n.min(inner), far_n.max(inner))
+    };
+    let facing_sign = if fit.kind == "hq" {
+        Sign::None
+    } else if fit.status == Status::Fresh {
+        fresh_facing(blob, &axes, &sil, top_n, grow * depth_px.max(1.0))
+    } else {
+        spent_strip_side(blob, &axes, [sil.along.0, sil.along.1, top_n.0, top_n.1])
+    };
+    let facing_away = || (options.facing_away)(colour);
+    let (heading_deg, facing) = match facing_sign {
+        _ if fit.kind == "hq" => {
+            // A cube looks the same from every side: its facing cannot be seen, and no
+            // rule asks for it. It faces away from its home edge when that is known.
+            match facing_away() {
+                Some(away) => (away, Facing::Inferred),
+                None => (0.0, Facing::Unknown),
+            }
+        }
+        Sign::Strip(sign) => (heading_of(scale(axes.normal, sign)), Facing::Marked),
+        Sign::Label(sign) => (heading_of(scale(axes.normal, sign)), Facing::Label),
+        Sign::None => {
+            let n = heading_of(axes.normal);
+            match facing_away() {
+                Some(away) => {
+                    let pick = if crate::geom::heading_difference(n, away) <= 90.0 {
+                        n
+                    } else {
+                        (n + 180.0).rem_euclid(360.0)
+                    };
+                    (pick, Facing::Inferred)
+                }
+                None => (n, Facing::Unknown),
+            }
         }
     };
     Some((
         DetectedPiece {
-            kind: kind.to_owned(),
+            kind: fit.kind.to_owned(),
             color: colour.to_owned(),
             x_in,
             y_in,
             heading_deg,
-            status,
+            status: fit.status,
             facing,
             length_in: length0 * k,
             width_in: width0 * k,
-            confidence: (1.0 - err).clamp(0.0, 1.0),
+            confidence: (1.0 - fit.err).clamp(0.0, 1.0),
         },
         bright,
     ))
+}
+
+/// What tells a block's front, as a sign along its axes' normal.
+enum Sign {
+    /// The facing strip is on that side.
+    Strip(f64),
+    /// No strip; the label on the back face shows on the other side.
+    Label(f64),
+    None,
+}
+
+/// A fresh block's front: the half of its top (`top_n`, across the axis) that is paper
+/// is its facing strip; failing that, paper beside the top toward the camera, within
+/// the side face's depth (`side_px`), is the label on its back.
+fn fresh_facing(
+    blob: &[Px],
+    axes: &Axes,
+    sil: &Silhouette,
+    top_n: (f64, f64),
+    side_px: f64,
+) -> Sign {
+    let middle = 0.5 * (top_n.0 + top_n.1);
+    let toward = sil.toward_camera()[1];
+    // Paper and all pixels: the low half of the top, its high half, beside it.
+    let mut counts = [[0usize; 2]; 3];
+    for p in blob {
+        let n = dot(sub(p.centre(), axes.centre), axes.normal);
+        let zone = if (top_n.0..middle).contains(&n) {
+            0
+        } else if (middle..=top_n.1).contains(&n) {
+            1
+        } else if (n - middle) * toward > 0.0
+            && (n - middle).abs() <= (top_n.1 - middle) + side_px + 1.0
+        {
+            2
+        } else {
+            continue;
+        };
+        counts[zone][0] += usize::from(p.paper);
+        counts[zone][1] += 1;
+    }
+    let share = |[paper, all]: [usize; 2]| {
+        if all < 4 {
+            0.0
+        } else {
+            paper as f64 / all as f64
+        }
+    };
+    let (low, high, beside) = (share(counts[0]), share(counts[1]), share(counts[2]));
+    if high >= 0.5 && low <= 0.25 {
+        Sign::Strip(1.0)
+    } else if low >= 0.5 && high <= 0.25 {
+        Sign::Strip(-1.0)
+    } else if beside >= 0.3 && low.max(high) <= 0.25 {
+        Sign::Label(-toward)
+    } else {
+        Sign::None
+    }
+}
+
+/// Which long side of a spent block's top (`[lo_l, hi_l, lo_n, hi_n]` on `axes`) carries
+/// the facing strip: +1 or -1 along the normal, 0 for none. The label stops short of the
+/// block's ends (by 0.14 in) and the strip runs to them, so at the ends the strip's third
+/// of the width is paper and the other long side's third is paint; unmarked, both are
+/// paint.
+fn spent_strip_side(blob: &[Px], axes: &Axes, [lo_l, hi_l, lo_n, hi_n]: [f64; 4]) -> Sign {
+    let end = 0.1 * PX_PER_IN;
+    let third = (hi_n - lo_n) / 3.0;
+    // Paper and all pixels in the end zones, on the low and the high side.
+    let mut counts = [[0usize; 2]; 2];
+    for p in blob {
+        let d = sub(p.centre(), axes.centre);
+        let (l, n) = (dot(d, axes.along), dot(d, axes.normal));
+        let at_end = (lo_l..lo_l + end).contains(&l) || (hi_l - end..=hi_l).contains(&l);
+        let side = if (lo_n..lo_n + third).contains(&n) {
+            0
+        } else if (hi_n - third..=hi_n).contains(&n) {
+            1
+        } else {
+            continue;
+        };
+        if at_end {
+            counts[side][0] += usize::from(p.paper);
+            counts[side][1] += 1;
+        }
+    }
+    let share = |[paper, all]: [usize; 2]| {
+        if all < 3 {
+            f64::NAN
+        } else {
+            paper as f64 / all as f64
+        }
+    };
+    let (low, high) = (share(counts[0]), share(counts[1]));
+    if high >= 0.5 && low <= 0.25 {
+        Sign::Strip(1.0)
+    } else if low >= 0.5 && high <= 0.25 {
+        Sign::Strip(-1.0)
+    } else {
+        Sign::None
+    }
 }
 
 struct Axes {
@@ -1040,94 +1720,6 @@ fn principal_axes(points: &[[f64; 2]]) -> Axes {
         along: [angle.cos(), angle.sin()],
         normal: [-angle.sin(), angle.cos()],
     }
-}
-
-/// The facing band beside a painted top: which long side it is on, along how many
-/// columns it was seen, and how deep it is (the median over those columns, so a
-/// neighbour's band touching a few columns does not deepen it).
-struct Band {
-    sign: f64,
-    columns: usize,
-    depth_px: f64,
-    /// Columns where the side's lit paint follows the band: a neighbour's top, so the
-    /// band may be the neighbour's own (see [`band_beside`]).
-    backed_by_paint: usize,
-}
-
-/// Look for the band beside both long sides of the painted top. The band is off-white:
-/// unsaturated and brighter than the paint beside it, whatever the light is like in that
-/// part of the frame. One mixed pixel at the paint's edge is stepped over.
-///
-/// In a column, the block behind shows its band against the back of the block in front,
-/// which then has a band on both sides; its own is the one with no paint beyond it.
-fn band_beside(
-    top: &[[f64; 2]],
-    axes: &Axes,
-    plane: &MapPlane,
-    colours: &ColourModel,
-    painted_v: f64,
-    colour: &str,
-) -> Option<Band> {
-    // A neighbour's top is lit like this one; the block's own sides are in shade.
-    let is_lit_paint = |rgb: [u8; 3]| {
-        let hsv = Hsv::from_rgb(rgb);
-        hsv.v >= 0.8 * painted_v
-            && colours
-                .side_of(hsv)
-                .is_some_and(|side| colours.sides[side].name == colour)
-    };
-    let is_band = |rgb: [u8; 3]| {
-        let hsv = Hsv::from_rgb(rgb);
-        hsv.s <= colours.band_max_saturation
-            && hsv.v >= colours.band_min_value.min(1.05 * painted_v)
-    };
-    let (lo_l, hi_l) = extent(top, axes.centre, axes.along);
-    let (lo_n, hi_n) = extent(top, axes.centre, axes.normal);
-    let reach = (0.45 * PX_PER_IN).ceil() as i32;
-    let mut sides: Vec<Band> = Vec::new();
-    for (edge, sign) in [(hi_n, 1.0), (lo_n, -1.0)] {
-        let mut depths = Vec::new();
-        let mut backed_by_paint = 0;
-        for i in 0..=(hi_l - lo_l).ceil() as i32 {
-            let l = lo_l + f64::from(i);
-            let pixel = |j: i32| {
-                let nrm = edge + sign * f64::from(j);
-                let x = (axes.centre[0] + l * axes.along[0] + nrm * axes.normal[0]).floor();
-                let y = (axes.centre[1] + l * axes.along[1] + nrm * axes.normal[1]).floor();
-                let inside =
-                    x >= 0.0 && y >= 0.0 && x < f64::from(plane.w) && y < f64::from(plane.h);
-                inside.then(|| plane.at(x as u32, y as u32)).flatten()
-            };
-            let mut depth = 0;
-            for j in 1..=reach {
-                if pixel(j).is_some_and(is_band) {
-                    depth = j;
-                } else if j > 1 {
-                    break;
-                }
-            }
-            if depth > 0 {
-                depths.push(f64::from(depth));
-                if (1..=2).any(|j| pixel(depth + j).is_some_and(is_lit_paint)) {
-                    backed_by_paint += 1;
-                }
-            }
-        }
-        if !depths.is_empty() {
-            let middle = depths.len() / 2;
-            sides.push(Band {
-                sign,
-                columns: depths.len(),
-                depth_px: nth_smallest(&mut depths, middle),
-                backed_by_paint,
-            });
-        }
-    }
-    // The free band wins only against a paint-backed one about as long: a pale patch of
-    // map beside the back of the block behind is no band.
-    let most = sides.iter().map(|b| b.columns).max().unwrap_or(0);
-    let free = |b: &Band| 2 * b.backed_by_paint < b.columns && 5 * b.columns >= 4 * most;
-    sides.into_iter().max_by_key(|b| (free(b), b.columns))
 }
 
 /// The 2nd and 98th percentile of the points' offsets along `axis` from `centre`.
@@ -1176,7 +1768,12 @@ mod tests {
     /// A person's output (`aide detect`, the log) says the words `--json` says.
     #[test]
     fn facing_and_status_read_as_their_json_words() {
-        for facing in [Facing::Marked, Facing::Inferred, Facing::Unknown] {
+        for facing in [
+            Facing::Marked,
+            Facing::Label,
+            Facing::Inferred,
+            Facing::Unknown,
+        ] {
             let json = serde_json::to_value(facing).unwrap();
             assert_eq!(serde_json::Value::String(facing.to_string()), json);
         }
