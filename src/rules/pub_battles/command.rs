@@ -1,6 +1,5 @@
 //! Command range and rally range.
 
-use geo::{Distance, Euclidean, Point};
 use serde::Serialize;
 
 use super::{PubBattles, Variant};
@@ -25,13 +24,14 @@ pub struct CommandVerdict {
 /// touch the piece, not extend across the majority." [3.2] "Army Commanders may order
 /// attacks for all units of their army" [3.2], so the army HQ commands every unit too.
 ///
-/// Measured edge to edge ("as measured from closest edges", QS); the quick start's
-/// "command is determined from one point" measures from the HQ's centre.
+/// Measured edge to edge in every variant: the quick start says it outright, "Command
+/// Range – 1/3 mounted move as measured from closest edges" (QS); its "command is
+/// determined from one point" means the HQ commands from one place per activation
+/// ("you cannot move and command from different places"), not from its centre.
 ///
 /// A corps HQ is measured to its army HQ, the range in which "the Army Commander may
 /// roll to Alter for a subordinate". `None` when the piece has no commanding HQ.
 pub fn command_range(
-    rules: &PubBattles,
     scenario: &Scenario,
     table: &TableState,
     piece: &Piece,
@@ -70,14 +70,10 @@ pub fn command_range(
         .iter()
         .filter_map(|id| table.piece(id))
         .map(|hq| {
-            let d = match rules.variant {
-                Variant::QuickStart => Euclidean.distance(
-                    &Point::from(hq.footprint.center),
-                    &piece.footprint.polygon(),
-                ),
-                _ => edge_distance(&hq.footprint.polygon(), &piece.footprint.polygon()),
-            };
-            (hq, d)
+            (
+                hq,
+                edge_distance(&hq.footprint.polygon(), &piece.footprint.polygon()),
+            )
         })
         .min_by(|a, b| a.1.total_cmp(&b.1));
     Some(match nearest {

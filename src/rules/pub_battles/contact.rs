@@ -187,7 +187,7 @@ pub fn flanked_by(
 /// Whether `supporter` may support `lead` by kind.
 /// [3.2] "Artillery can receive Support but cannot Support."
 /// (QS) only infantry supports infantry or artillery; only cavalry supports cavalry.
-fn may_support(variant: Variant, supporter: UnitKind, lead: UnitKind) -> bool {
+pub(super) fn may_support(variant: Variant, supporter: UnitKind, lead: UnitKind) -> bool {
     if !supporter.is_combat() || !lead.is_combat() || supporter.is_artillery() {
         return false;
     }

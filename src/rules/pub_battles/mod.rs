@@ -193,7 +193,7 @@ impl RuleSet for PubBattles {
             .enumerate()
             .map(|(i, piece)| {
                 let occ = &occupancies[i];
-                let command = command_range(self, scenario, table, piece);
+                let command = command_range(scenario, table, piece);
                 let mut fof_detail = Vec::new();
                 let mut can_see = Vec::new();
                 let mut enemies_near = Vec::new();

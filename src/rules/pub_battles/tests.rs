@@ -168,15 +168,25 @@ fn the_army_hq_commands_every_unit_and_a_missing_hq_is_out_of_command() {
 }
 
 #[test]
-fn quick_start_measures_command_from_the_hq_centre() {
+fn quick_start_measures_command_from_the_closest_edges() {
+    // "Command Range – 1/3 mounted move as measured from closest edges" (QS). The cube
+    // spans y 9.8125..10.1875; a block facing 0 at y = c has its front edge at
+    // c - 0.1875: gap c - 10.375, so 12.855 is 2.48 in (in by 0.02) and 12.895 is 2.52
+    // (out by 0.02). Measured from the cube's centre, 12.855 was 2.6675 in: out.
     let c = case(
         "pub-battles-qs",
         &[at("rh", 10.0, 10.0, 0.0), at("r1", 10.0, 12.855, 0.0)],
     );
-    // From the cube's centre the gap is 0.1875 longer: 2.6675 > 2.5.
+    let r1 = c.report("r1");
+    assert_eq!(r1.in_command, Some(true));
+    assert!(near(r1.command_margin_in.unwrap(), 0.02), "{r1:?}");
+    let c = case(
+        "pub-battles-qs",
+        &[at("rh", 10.0, 10.0, 0.0), at("r1", 10.0, 12.895, 0.0)],
+    );
     let r1 = c.report("r1");
     assert_eq!(r1.in_command, Some(false));
-    assert!(near(r1.command_margin_in.unwrap(), 2.5 - 2.6675));
+    assert!(near(r1.command_margin_in.unwrap(), -0.02), "{r1:?}");
 }
 
 // ---- terrain ----
@@ -199,6 +209,34 @@ fn terrain_is_the_type_under_the_majority_of_the_footprint() {
     assert_eq!(c.report("r1").terrain, "woods");
     let c = v32(&[at("r1", inside(0.5), 6.0, 0.0)]);
     assert_eq!(c.report("r1").terrain, "clear");
+}
+
+/// Two woods touching along x = 10: "Old Wood" x 8..10 and "New Wood" x 10..10.5, y 0..4.
+fn two_woods() -> Terrain {
+    let text = r#"{"type":"FeatureCollection","features":[
+{"type":"Feature","properties":{"terrain":"woods","name":"Old Wood"},"geometry":{"type":"Polygon","coordinates":[[[8,0],[10,0],[10,4],[8,4],[8,0]]]}},
+{"type":"Feature","properties":{"terrain":"woods","name":"New Wood"},"geometry":{"type":"Polygon","coordinates":[[[10,0],[10.5,0],[10.5,4],[10,4],[10,0]]]}}]}"#;
+    Terrain::parse(Path::new("t.geojson"), text).unwrap()
+}
+
+#[test]
+fn the_majority_is_counted_per_terrain_type_not_per_feature() {
+    // "Estar sólo en 1 tipo de terreno: el que esté bajo la mayor parte de la pieza".
+    // The two woods cover x 8..10.5. A block facing 0 centred at x = c spans
+    // c - 0.9375..c + 0.9375; with c + 0.9375 past 10.5 its fraction in woods is
+    // (10.5 - c + 0.9375) / 1.875: c = 10.4625 gives 0.52 (0.2533 in Old Wood, 0.2667 in
+    // New Wood: neither alone a majority), c = 10.5375 gives 0.48.
+    let mut c = v32(&[at("r1", 10.4625, 2.0, 0.0), at("r2", 10.5375, 3.0, 0.0)]);
+    c.scenario.terrain = two_woods();
+    let r1 = c.report("r1");
+    assert_eq!(
+        (r1.terrain.as_str(), r1.cover.as_deref()),
+        ("woods", Some("woods"))
+    );
+    let occ = occupancy(&c.rules, &c.scenario.terrain, &c.piece("r1").footprint);
+    assert!(near(occ.fractions[0].1, 0.52), "{occ:?}");
+    assert_eq!(occ.name.as_deref(), Some("New Wood"));
+    assert_eq!(c.report("r2").terrain, "clear");
 }
 
 #[test]
@@ -746,13 +784,94 @@ fn an_attack_must_start_in_command_and_artillery_cannot_advance_to_attack() {
 }
 
 #[test]
-fn ending_in_an_enemy_field_of_fire_without_attacking_is_flagged() {
+fn ending_in_an_enemy_field_of_fire_without_attacking_is_refused() {
+    // "No puedes terminar tu movimiento con la mayoría de tu pieza en un FoF enemigo, a
+    // menos que avances al Ataque." [3.2] b1 faces down the map from y = 10: its front
+    // edge is y = 10.1875 and its field of fire ends at y = 11.9375. r1 facing 0 at y = c
+    // has (11.9375 - (c - 0.1875)) / 0.375 of its depth inside: at c = 11.92, 0.5467 (the
+    // majority: refused); at c = 11.96, 0.4467 (allowed).
     let c = v32(&[at("r1", 20.0, 14.0, 0.0), at("b1", 20.0, 10.0, 180.0)]);
-    let v = c.mv("r1", 20.0, 11.0, 0.0);
+    let v = c.mv("r1", 20.0, 11.92, 0.0);
+    assert!(!v.legal, "{v:?}");
     assert!(
-        v.warnings.iter().any(|w| w.contains("field of fire of b1")),
+        v.problems.iter().any(|p| p.contains("field of fire of b1")),
         "{v:?}"
     );
+    assert!(near(
+        c.fof_of_pose("b1", "r1", 20.0, 11.92).unwrap(),
+        0.205 / 0.375
+    ));
+    let v = c.mv("r1", 20.0, 11.96, 0.0);
+    assert!(v.legal && v.warnings.is_empty(), "{v:?}");
+    // 3.0 lost its Restrictions text: there it stays a warning.
+    let c = case(
+        "pub-battles-3.0",
+        &[at("r1", 20.0, 14.0, 0.0), at("b1", 20.0, 10.0, 180.0)],
+    );
+    let v = c.mv("r1", 20.0, 11.92, 0.0);
+    assert!(
+        v.legal && v.warnings.iter().any(|w| w.contains("b1")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn a_piece_may_end_in_an_enemy_field_of_fire_to_support_an_attack_or_stay_in_cover() {
+    // "(o apoyes un ataque)": r2 touches b1's front (contact at y = 10.1875); r1 ends
+    // directly behind r2 (front edge 10.5625 on r2's rear edge), wholly inside b1's field
+    // of fire (y 10.1875..11.9375).
+    let c = v32(&[
+        at("b1", 20.0, 10.0, 180.0),
+        at("r2", 20.0, 10.375, 0.0),
+        at("r1", 20.0, 13.0, 0.0),
+    ]);
+    let v = c.mv("r1", 20.0, 10.75, 0.0);
+    assert!(v.legal, "{v:?}");
+    assert!(
+        v.warnings.iter().any(|w| w.contains("support of r2")),
+        "{v:?}"
+    );
+    // Without r2 in contact (0.5 in short of b1), the same spot is refused.
+    let c = v32(&[
+        at("b1", 20.0, 10.0, 180.0),
+        at("r2", 20.0, 10.875, 0.0),
+        at("r1", 20.0, 13.0, 0.0),
+    ]);
+    assert!(!c.mv("r1", 20.0, 11.25, 0.0).legal);
+    // "Si comienzas tu movimiento en un FoF enemigo, puedes permanecer allí SI: estás a
+    // cubierto": r1 starts in b1's field of fire and stays in it (a pivot), allowed with
+    // a warning that says on what condition.
+    let c = v32(&[at("r1", 20.0, 11.0, 0.0), at("b1", 20.0, 10.0, 180.0)]);
+    let v = c.mv("r1", 20.0, 11.0, 20.0);
+    assert!(v.legal, "{v:?}");
+    assert!(
+        v.warnings
+            .iter()
+            .any(|w| w.contains("another piece attacks b1")),
+        "{v:?}"
+    );
+}
+
+impl Case {
+    /// The fraction of `target` inside `shooter`'s field of fire were it at (x, y).
+    fn fof_of_pose(&self, shooter: &str, target: &str, x: f64, y: f64) -> Option<f64> {
+        let unit = self.scenario.unit(target).unwrap();
+        let t = self.piece(target);
+        let moved = Piece {
+            pose: Pose::new(x, y, t.pose.heading_deg),
+            footprint: self
+                .scenario
+                .footprint(unit, Pose::new(x, y, t.pose.heading_deg), t.status),
+            ..t.clone()
+        };
+        in_field_of_fire(
+            &self.rules,
+            &self.scenario,
+            &self.table,
+            self.piece(shooter),
+            &moved,
+        )
+    }
 }
 
 #[test]
@@ -804,6 +923,108 @@ fn at_night_no_piece_may_approach_within_a_third_foot_move() {
         true,
     );
     assert!(night.legal, "{night:?}");
+}
+
+#[test]
+fn difficult_terrain_is_judged_by_the_majority_wherever_the_move_comes_from() {
+    // "Si te mueves a través de alguno o todos los tipos de terreno difícil … reduce tu
+    // movimiento en 1/3" [3.2], with the majority rule. Square Wood spans x 4..8,
+    // y 4..8. An end pose at x = 8.5625 has (8 - 7.625) / 1.875 = 0.2 of the block in
+    // the wood: no cost, whether it comes straight up from y 9 (the path never nears
+    // the wood) or down from (7.5, 2) (the path's box reaches the wood but the centre
+    // line stays out: at y = 4 it is at x 8.03). Before, the second paid 1/3.
+    let c = v32(&[at("r1", 7.5, 2.0, 180.0), at("r2", 8.5625, 9.0, 0.0)]);
+    let v = c.mv("r1", 8.5625, 6.0, 180.0);
+    // hypot(1.0625, 4) = 4.1387 of 5.25
+    assert!(v.legal && near(v.allowance_in, 5.25), "{v:?}");
+    assert!(near(v.distance_in, 1.0625f64.hypot(4.0)));
+    let v = c.mv("r2", 8.5625, 6.0, 0.0);
+    assert!(v.legal && near(v.allowance_in, 5.25), "{v:?}");
+    // At x = 7.9625 the fraction is (8 - 7.025) / 1.875 = 0.52: the majority, so 1/3
+    // is lost from either side (5.25 -> 3.5).
+    let c = v32(&[at("r1", 9.0, 2.0, 180.0), at("r2", 7.9625, 9.0, 0.0)]);
+    let v = c.mv("r1", 7.9625, 6.0, 180.0);
+    assert!(near(v.allowance_in, 3.5), "{v:?}");
+    assert!(v.costs.iter().any(|c| c.contains("Square Wood")), "{v:?}");
+    let v = c.mv("r2", 7.9625, 6.0, 0.0);
+    assert!(near(v.allowance_in, 3.5), "{v:?}");
+}
+
+#[test]
+fn a_road_column_keeps_a_third_foot_move_from_the_enemy_all_along_its_path() {
+    // "No puedes mover a menos de 1/3 de movimiento a pie del enemigo" [3.2]. r1 marches
+    // along High Road (y = 28) from x 14 to 24.4 (10.4 of the 10.5 a column allows),
+    // past b1 at x 20. r1's footprint spans y 27.8125..28.1875. With b1 at y = 26.2
+    // (lower edge 26.3875) the column passes 1.425 in from it: refused, though both ends
+    // are farther (start hypot(4.125, 1.425) = 4.36, end hypot(2.525, 1.425) = 2.90).
+    // With b1 at y = 25.8 (lower edge 25.9875) the gap is 1.825 > 1.75: allowed.
+    let c = v32(&[at("r1", 14.0, 28.0, 0.0), at("b1", 20.0, 26.2, 180.0)]);
+    let v = c.mv("r1", 24.4, 28.0, 0.0);
+    assert!(!v.legal, "{v:?}");
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains("road column cannot move within") && p.contains("1.43 in")),
+        "{v:?}"
+    );
+    let c = v32(&[at("r1", 14.0, 28.0, 0.0), at("b1", 20.0, 25.8, 180.0)]);
+    let v = c.mv("r1", 24.4, 28.0, 0.0);
+    assert!(v.legal && near(v.allowance_in, 10.5), "{v:?}");
+}
+
+#[test]
+fn a_road_column_cannot_pass_through_friendly_pieces() {
+    // "No puedes mover a través de piezas amigas" [3.2], road column. r1 sweeps the band
+    // y 27.8125..28.1875 from x 14 to 24. r2 beside the road at y = c spans
+    // c - 0.1875..c + 0.1875: at c = 27.605 it clears the band by 0.02 in; at 27.645 it
+    // overlaps it 0.02 in deep along 1.875 in (0.0375 sq in): refused.
+    let c = v32(&[at("r1", 14.0, 28.0, 0.0), at("r2", 19.0, 27.605, 0.0)]);
+    let v = c.mv("r1", 24.0, 28.0, 0.0);
+    assert!(v.legal, "{v:?}");
+    let c = v32(&[at("r1", 14.0, 28.0, 0.0), at("r2", 19.0, 27.645, 0.0)]);
+    let v = c.mv("r1", 24.0, 28.0, 0.0);
+    assert!(
+        !v.legal
+            && v.problems
+                .iter()
+                .any(|p| p.contains("through friendly piece r2")),
+        "{v:?}"
+    );
+    // Out of column, pieces "mover a través de piezas amigas": r1 walks through r2.
+    let c = v32(&[at("r1", 20.0, 14.0, 0.0), at("r2", 20.0, 12.0, 0.0)]);
+    assert!(c.mv("r1", 20.0, 10.0, 0.0).legal);
+}
+
+#[test]
+fn at_night_a_piece_may_not_pass_within_a_third_foot_move_on_its_way() {
+    // "No puedes acercarte al enemigo a menos de 1/3 del movimiento a pie" [3.2 night].
+    // b1 (y 9.8125..10.1875, x 19.0625..20.9375); rc faces +x, its footprint spanning
+    // y c - 0.9375..c + 0.9375, and rides 7 in from x 16.5 to 23.5 past b1's front. Both
+    // ends are hypot(2.375, g) from b1; on the way the gap is g = c - 0.9375 - 10.1875.
+    let night = |c: &Case, y: f64| {
+        check_move(
+            &c.rules,
+            &c.scenario,
+            &c.table,
+            c.piece("rc"),
+            Pose::new(23.5, y, 90.0),
+            Status::Fresh,
+            true,
+        )
+    };
+    // c = 11.8: g = 0.675, refused.
+    let c = v32(&[at("rc", 16.5, 11.8, 90.0), at("b1", 20.0, 10.0, 180.0)]);
+    let v = night(&c, 11.8);
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains("at night") && p.contains("0.68 in")),
+        "{v:?}"
+    );
+    // c = 13.0: g = 1.875 > 1.75, allowed.
+    let c = v32(&[at("rc", 16.5, 13.0, 90.0), at("b1", 20.0, 10.0, 180.0)]);
+    let v = night(&c, 13.0);
+    assert!(v.legal, "{v:?}");
 }
 
 // ---- combat facts for the dice ----
