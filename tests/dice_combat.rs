@@ -870,3 +870,15 @@ fn a_table_piece_becomes_a_combatant() {
     );
     assert!(!c.supported && c.modifiers.is_empty() && !c.first_hit_taken);
 }
+
+#[test]
+fn no_combat_and_no_bombardment_at_night() {
+    // "Turno Nocturno: … Sin ataques ni bombardeos." [3.2]
+    assert_eq!(combat::daylight(false), Ok(()));
+    let err = combat::daylight(true).unwrap_err();
+    assert_eq!(err, CombatError::NightTurn);
+    assert!(
+        err.to_string().contains("Sin ataques ni bombardeos"),
+        "{err}"
+    );
+}

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use aide::dice::combat::{Combat, Engagement, FirePlan, bombard};
+use aide::dice::combat::{Combat, Engagement, FirePlan, bombard, daylight};
 use aide::dice::{Notation, RollId, Roller};
 use aide::rules::RuleSet as _;
-use aide::rules::pub_battles::{PubBattles, combat, in_field_of_fire, line_of_sight};
+use aide::rules::pub_battles::{PubBattles, combat, in_field_of_fire};
 use aide::rules::{nbc, ohw_hex};
 use aide::scenario::{RulesId, Scenario, load_state};
 use aide::table::{Piece, TableState};
@@ -35,6 +35,9 @@ pub struct Args {
     /// GUN TARGET: fresh artillery not in contact fires at a target it sees within 1 foot move.
     #[arg(long, num_args = 2, value_names = ["GUN", "TARGET"], requires = "scenario", conflicts_with = "notation")]
     pub bombard: Option<Vec<String>>,
+    /// The night turn: "Sin ataques ni bombardeos" [3.2], so --combat and --bombard refuse.
+    #[arg(long)]
+    pub night: bool,
     /// Print JSON instead of text for a person.
     #[arg(long)]
     pub json: bool,
@@ -51,6 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         _ => None,
     };
     if let Some((pair, scenario, state, is_bombardment)) = table_roll {
+        daylight(args.night)?;
         let scenario = Scenario::load(scenario)?;
         let table = load_state(&scenario, state)?;
         match scenario.rules {
@@ -171,7 +175,7 @@ fn roll_combat(
     Ok(())
 }
 
-/// A bombardment: "Fresh, not in contact … one target, up to 1 full foot move", seen.
+/// A bombardment, when [`combat::bombardment`] allows it.
 fn roll_bombardment(
     rules: &PubBattles,
     scenario: &Scenario,
@@ -181,17 +185,14 @@ fn roll_bombardment(
     roller: &mut Roller,
     json: bool,
 ) -> anyhow::Result<()> {
-    let in_contact = table
-        .pieces
-        .iter()
-        .any(|p| p.side != gun.side && !p.kind.is_hq() && combat::in_contact(rules, gun, p));
-    if in_contact {
-        bail!("{} is in contact with the enemy and cannot bombard", gun.id);
-    }
-    let sight = line_of_sight(rules, scenario, table, gun, target);
-    if !sight.can_see {
-        let why = sight.blocked_by.map(|b| b.reason).unwrap_or_default();
-        bail!("{} cannot see {}: {why}", gun.id, target.id);
+    let verdict = combat::bombardment(rules, scenario, table, gun, target);
+    if !verdict.allowed {
+        bail!(
+            "{} may not bombard {}: {}",
+            gun.id,
+            target.id,
+            verdict.problems.join("; ")
+        );
     }
     let facts = combat::fire_facts(rules, scenario, table, gun, target, true);
     let mut victim = combat::combatant(rules, table, target);
@@ -206,13 +207,13 @@ fn roll_bombardment(
         println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({"volley": volley, "roll_id": roller.id()})
+                &serde_json::json!({"verdict": verdict, "volley": volley, "roll_id": roller.id()})
             )?
         );
     } else {
         println!(
-            "{} bombards {} at {:.2} in",
-            gun.id, target.id, sight.distance_in
+            "{} bombards {} at {:.2} in (range {:.2} in)",
+            gun.id, target.id, verdict.distance_in, verdict.range_in
         );
         println!("{volley}");
         println!("replay: --seed {}", roller.id());

@@ -205,6 +205,8 @@ pub enum CombatError {
     ArtilleryCannotAttack(String),
     #[error("{0} is artillery: \"Artillery can receive Support but cannot Support\"")]
     ArtilleryCannotSupport(String),
+    #[error("no attacks or bombardments at night: \"Sin ataques ni bombardeos\" (3.2, Night Turn)")]
+    NightTurn,
     #[error("a bombardment is one shot, not a combat: use bombard()")]
     BombardmentIsNotACombat,
     #[error("{0} cannot bombard: only Fresh artillery bombards")]
@@ -225,6 +227,17 @@ pub enum CombatError {
         "the {0:?}'s lead piece {1} is still fighting: a supporter can only step up when it is gone"
     )]
     LeadStillIn(Side, String),
+}
+
+/// Whether the dice may be thrown at all this turn. "Turno Nocturno: Saca fichas y mover
+/// como siempre, excepto: Sin ataques ni bombardeos." [3.2] Every combat and bombardment
+/// rolled from the table asks here first.
+pub fn daylight(night: bool) -> Result<(), CombatError> {
+    if night {
+        Err(CombatError::NightTurn)
+    } else {
+        Ok(())
+    }
 }
 
 /// Dice a piece throws.

@@ -4,12 +4,16 @@
 //! the facts they need from the table, so a combat roll carries exactly the modifiers
 //! the pieces' positions earn, each with its reason.
 
-use geo::{Intersects, Line};
+use geo::{Intersects, Line, MultiPolygon};
+use serde::Serialize;
 
 use super::contact::{all_enemy_contacts, contact, flanked_by};
+use super::fire::{fof_fraction, friend_in_line_of_fire};
+use super::sight::line_of_sight;
 use super::terrain::{occupancy, road_column};
-use super::{PubBattles, Variant};
+use super::{PubBattles, Variant, round_in};
 use crate::dice::combat::{Combatant, Cover, Edition, FireFacts, Flank};
+use crate::geom::{area_inside_convex, heading_vector};
 use crate::scenario::{Scenario, TerrainKind};
 use crate::table::{Piece, TableState};
 
@@ -104,4 +108,129 @@ pub fn fire_facts(
 /// Whether the two pieces touch (a 3.2 combat needs contact).
 pub fn in_contact(rules: &PubBattles, a: &Piece, b: &Piece) -> bool {
     contact(rules, &a.footprint, &b.footprint).is_some()
+}
+
+/// Whether `gun` may bombard `target` from where they stand, with the numbers.
+#[derive(Debug, Clone, Serialize)]
+pub struct BombardVerdict {
+    pub allowed: bool,
+    /// Edge to edge.
+    pub distance_in: f64,
+    /// How far the variant lets the gun fire: 1 foot move (3.2, quick start), the field
+    /// of fire's 1/3 foot move (3.0).
+    pub range_in: f64,
+    /// The fraction of the target inside the arc the variant asks for: the gun's field of
+    /// fire (3.0) or the quick start's 45 degree line of fire. Null in 3.2, which has none.
+    pub fraction_in_arc: Option<f64>,
+    /// Why not, in words; empty when allowed.
+    pub problems: Vec<String>,
+}
+
+/// Whether `gun` may bombard `target`. The gun's own state (fresh artillery) and the
+/// target's (no supply trains) are the dice's to check ([`crate::dice::combat::bombard`]).
+///
+/// - 3.2: "En lugar de moverse, la artillería Fresca, no en contacto, puede cambiar de
+///   orientación y disparar una vez a un objetivo, hasta un alcance de 1 movimiento a pie
+///   completo." "Para bombardear, la artillería debe poder 'ver' su objetivo." "Puedes ver
+///   a través de piezas pero no puedes disparar a través / sobre piezas amigas." The gun
+///   may turn to fire, so there is no arc.
+/// - 3.0: "Instead of moving, Fresh artillery can change facing and fire once at a target
+///   in its FoF": the field of fire as it stands (1/3 foot move deep); "pieces block" its
+///   sight.
+/// - Quick start: "Line of Fire – A line measured from the center of a unit, that can see
+///   at least half of its target and is within one foot move. The target must lay within
+///   a 45-degree angle from the front": at least half of the target inside the wedge of
+///   [`Options::qs_line_of_fire_half_angle_deg`](super::Options) either side of the
+///   front, from the gun's centre.
+pub fn bombardment(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    table: &TableState,
+    gun: &Piece,
+    target: &Piece,
+) -> BombardVerdict {
+    let foot = scenario.measures.foot_move_in;
+    let sight = line_of_sight(rules, scenario, table, gun, target);
+    let mut problems = Vec::new();
+    if let Some(e) = table
+        .pieces
+        .iter()
+        .find(|p| p.side != gun.side && !p.kind.is_hq() && in_contact(rules, gun, p))
+    {
+        problems.push(format!(
+            "{} is in contact with {}: only artillery not in contact bombards",
+            gun.id, e.id
+        ));
+    }
+    if let Some(b) = &sight.blocked_by {
+        problems.push(format!("{} cannot see {}: {}", gun.id, target.id, b.reason));
+    }
+    if let Some(f) = friend_in_line_of_fire(table, gun, target) {
+        problems.push(format!(
+            "friendly piece {} stands on the line of fire: no firing through or over friendly pieces",
+            f.id
+        ));
+    }
+    let (range_in, fraction_in_arc) = match rules.variant {
+        Variant::V32 => (foot, None),
+        Variant::V30 => {
+            let f = fof_fraction(rules, scenario, gun, target);
+            if !rules.is_majority(f) {
+                problems.push(format!(
+                    "{} is not in {}'s field of fire ({:.0}% of it inside): 3.0 artillery fires \"at a target in its FoF\"",
+                    target.id,
+                    gun.id,
+                    f * 100.0
+                ));
+            }
+            (foot / 3.0, Some(f))
+        }
+        Variant::QuickStart => {
+            let f = line_of_fire_fraction(rules, scenario, gun, target);
+            if !rules.is_majority(f) {
+                problems.push(format!(
+                    "{} is not within the {:.0} degrees of {}'s front ({:.0}% of it inside): \"The target must lay within a 45-degree angle from the front\"",
+                    target.id,
+                    rules.options.qs_line_of_fire_half_angle_deg,
+                    gun.id,
+                    f * 100.0
+                ));
+            }
+            (foot, Some(f))
+        }
+    };
+    BombardVerdict {
+        allowed: problems.is_empty(),
+        distance_in: round_in(sight.distance_in),
+        range_in,
+        fraction_in_arc: fraction_in_arc.map(|f| (f * 1e4).round() / 1e4),
+        problems,
+    }
+}
+
+/// The fraction of `target` inside the quick start's line-of-fire wedge: from the gun's
+/// centre, opening the option's angle either side of its heading, as deep as the target
+/// could be within one foot move.
+fn line_of_fire_fraction(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    gun: &Piece,
+    target: &Piece,
+) -> f64 {
+    let half = rules
+        .options
+        .qs_line_of_fire_half_angle_deg
+        .clamp(0.0, 89.0);
+    let reach =
+        scenario.measures.foot_move_in + gun.footprint.radius() + 2.0 * target.footprint.radius();
+    let side = reach / half.to_radians().cos();
+    let apex = gun.footprint.center;
+    let heading = gun.footprint.heading_deg;
+    let wedge = [
+        apex,
+        apex + heading_vector(heading - half) * side,
+        apex + heading_vector(heading + half) * side,
+    ];
+    let inside = area_inside_convex(&MultiPolygon(vec![target.footprint.polygon()]), &wedge);
+    (inside / target.footprint.area()).min(1.0)
 }

@@ -82,14 +82,27 @@ pub(super) fn fire_given_sight(
     if !rules.is_majority(fraction) || !can_see() {
         return None;
     }
+    friend_in_line_of_fire(table, shooter, target)
+        .is_none()
+        .then_some(fraction)
+}
+
+/// The first friendly piece of the shooter's on the line of fire, the line between the
+/// two centres: "Puedes ver a través de piezas pero no puedes disparar a través / sobre
+/// piezas amigas" [3.2]. HQs never block.
+pub fn friend_in_line_of_fire<'t>(
+    table: &'t TableState,
+    shooter: &Piece,
+    target: &Piece,
+) -> Option<&'t Piece> {
     let fire_line = Line::new(shooter.footprint.center, target.footprint.center);
-    let friend_in_the_way = table.pieces.iter().any(|p| {
+    table.pieces.iter().find(|p| {
         p.side == shooter.side
             && p.id != shooter.id
+            && p.id != target.id
             && !p.kind.is_hq()
             && Euclidean.distance(&fire_line, &Point::from(p.footprint.center))
                 <= p.footprint.radius()
             && p.footprint.polygon().intersects(&fire_line)
-    });
-    (!friend_in_the_way).then_some(fraction)
+    })
 }

@@ -24,7 +24,7 @@ use crate::table::{Piece, Pose, Status, TableState};
 
 pub use command::{CommandVerdict, RallyContext, command_range, rally};
 pub use contact::{Contact, contact, flanked_by, is_behind_front_line, support_for};
-pub use fire::{fof_fraction, fof_polygon, in_field_of_fire};
+pub use fire::{fof_fraction, fof_polygon, friend_in_line_of_fire, in_field_of_fire};
 pub use movement::check_move;
 pub use sight::line_of_sight;
 pub use terrain::{Occupancy, occupancy, road_column};
@@ -58,6 +58,11 @@ pub struct Options {
     pub road_column_angle_deg: f64,
     /// A heading change smaller than this is not a facing change (hand jitter).
     pub facing_tolerance_deg: f64,
+    /// The quick start's artillery "Line of Fire": "The target must lay within a
+    /// 45-degree angle from the front" (QS). Read as up to 45 degrees either side of
+    /// straight ahead, from the gun's centre ("measured from the center of a unit"), as
+    /// the field of fire's 45 degrees open each side; 22.5 would read a 45 degree total.
+    pub qs_line_of_fire_half_angle_deg: f64,
 }
 
 impl Default for Options {
@@ -70,6 +75,7 @@ impl Default for Options {
             see_into_in: 0.375,
             road_column_angle_deg: 20.0,
             facing_tolerance_deg: 5.0,
+            qs_line_of_fire_half_angle_deg: 45.0,
         }
     }
 }

@@ -789,7 +789,7 @@ fn ending_in_an_enemy_field_of_fire_without_attacking_is_refused() {
     // menos que avances al Ataque." [3.2] b1 faces down the map from y = 10: its front
     // edge is y = 10.1875 and its field of fire ends at y = 11.9375. r1 facing 0 at y = c
     // has (11.9375 - (c - 0.1875)) / 0.375 of its depth inside: at c = 11.92, 0.5467 (the
-    // majority: refused); at c = 11.96, 0.4467 (allowed).
+    // majority: refused); at c = 11.96, 0.44 (allowed).
     let c = v32(&[at("r1", 20.0, 14.0, 0.0), at("b1", 20.0, 10.0, 180.0)]);
     let v = c.mv("r1", 20.0, 11.92, 0.0);
     assert!(!v.legal, "{v:?}");
@@ -1025,6 +1025,110 @@ fn at_night_a_piece_may_not_pass_within_a_third_foot_move_on_its_way() {
     let c = v32(&[at("rc", 16.5, 13.0, 90.0), at("b1", 20.0, 10.0, 180.0)]);
     let v = night(&c, 13.0);
     assert!(v.legal, "{v:?}");
+}
+
+// ---- bombardment ----
+
+impl Case {
+    fn bombard(&self, gun: &str, target: &str) -> combat::BombardVerdict {
+        combat::bombardment(
+            &self.rules,
+            &self.scenario,
+            &self.table,
+            self.piece(gun),
+            self.piece(target),
+        )
+    }
+}
+
+#[test]
+fn a_bombardment_cannot_fire_through_or_over_a_friendly_piece() {
+    // "no puedes disparar a través / sobre piezas amigas" [3.2]. The line of fire runs
+    // from rart (20, 20) to b1 (20, 17) along x = 20. r1 at x = c spans
+    // c - 0.9375..c + 0.9375: at c = 20.92 its left end (19.9825) is on the line; at
+    // c = 20.96 it is 0.0225 in clear.
+    let c = v32(&[
+        at("rart", 20.0, 20.0, 0.0),
+        at("b1", 20.0, 17.0, 180.0),
+        at("r1", 20.92, 18.5, 0.0),
+    ]);
+    let v = c.bombard("rart", "b1");
+    assert!(!v.allowed, "{v:?}");
+    assert!(v.problems[0].contains("friendly piece r1"), "{v:?}");
+    // Sight passes through pieces: it is only the fire that is barred.
+    assert!(c.sees("rart", "b1").can_see);
+    let c = v32(&[
+        at("rart", 20.0, 20.0, 0.0),
+        at("b1", 20.0, 17.0, 180.0),
+        at("r1", 20.96, 18.5, 0.0),
+    ]);
+    let v = c.bombard("rart", "b1");
+    // Edge to edge: 19.8125 - 17.1875 = 2.625 in of the 5.25 a foot move reaches.
+    assert!(
+        v.allowed && near(v.distance_in, 2.625) && near(v.range_in, 5.25),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn a_3_0_bombardment_fires_only_at_a_target_in_the_guns_field_of_fire() {
+    // [3.0] "fire once at a target in its FoF". rart's front edge is y = 19.8125, its
+    // field of fire ends at 18.0625. b1 at y = c spans c - 0.1875..c + 0.1875: at
+    // c = 18.08, (18.2675 - 18.0625) / 0.375 = 0.5467 is inside; at c = 18.04, 0.165 / 0.375 = 0.44.
+    let c = case(
+        "pub-battles-3.0",
+        &[at("rart", 20.0, 20.0, 0.0), at("b1", 20.0, 18.08, 180.0)],
+    );
+    let v = c.bombard("rart", "b1");
+    assert!(v.allowed, "{v:?}");
+    assert!(near(v.fraction_in_arc.unwrap(), 0.5467), "{v:?}");
+    assert!(near(v.range_in, 1.75));
+    let c = case(
+        "pub-battles-3.0",
+        &[at("rart", 20.0, 20.0, 0.0), at("b1", 20.0, 18.04, 180.0)],
+    );
+    let v = c.bombard("rart", "b1");
+    assert!(
+        !v.allowed && near(v.fraction_in_arc.unwrap(), 0.44),
+        "{v:?}"
+    );
+    // Within a foot move and in sight, as 3.2 would allow, is not enough in 3.0.
+    let c = case(
+        "pub-battles-3.0",
+        &[at("rart", 20.0, 20.0, 0.0), at("b1", 20.0, 16.0, 180.0)],
+    );
+    assert!(!c.bombard("rart", "b1").allowed);
+    let c = v32(&[at("rart", 20.0, 20.0, 0.0), at("b1", 20.0, 16.0, 180.0)]);
+    assert!(c.bombard("rart", "b1").allowed);
+}
+
+#[test]
+fn a_quick_start_bombardment_needs_the_target_within_45_degrees_of_the_front() {
+    // "The target must lay within a 45-degree angle from the front" (QS), from the
+    // gun's centre (20, 20) facing 0: the wedge's right side is x = 40 - y. b1 (facing
+    // 0) at (c, 17) spans x c - 0.9375..c + 0.9375 and y 16.8125..17.1875, about which the
+    // side is symmetric, so (23 - c + 0.9375) / 1.875 of it is inside: c = 22.98 gives
+    // 0.5107 (allowed), c = 23.02 gives 0.4893 (refused; "at least half").
+    let placed = |x: f64| {
+        case(
+            "pub-battles-qs",
+            &[at("rart", 20.0, 20.0, 0.0), at("b1", x, 17.0, 0.0)],
+        )
+    };
+    let v = placed(22.98).bombard("rart", "b1");
+    assert!(
+        v.allowed && near(v.fraction_in_arc.unwrap(), 0.5107),
+        "{v:?}"
+    );
+    let v = placed(23.02).bombard("rart", "b1");
+    assert!(
+        !v.allowed && near(v.fraction_in_arc.unwrap(), 0.4893),
+        "{v:?}"
+    );
+    assert!(v.problems[0].contains("45 degrees"), "{v:?}");
+    // 3.2 has no arc: the gun turns to fire.
+    let c = v32(&[at("rart", 20.0, 20.0, 0.0), at("b1", 23.02, 17.0, 0.0)]);
+    assert!(c.bombard("rart", "b1").allowed);
 }
 
 // ---- combat facts for the dice ----
