@@ -584,6 +584,10 @@ pub struct Volley {
 
 /// Plan, throw and apply one shot. The rules engine uses this for the extra pieces of a
 /// multi-piece combat, which "fire in the order they became involved".
+///
+/// Terrain chart, Buildings [3.0/3.2]: "Pieces in Buildings become Spent and cannot
+/// Rally." A target the facts put in buildings takes its hits as Spent whichever side
+/// is up: one hit makes it retreat, two destroy it.
 pub fn volley(
     roller: &mut Roller,
     shot: &Shot,
@@ -592,7 +596,21 @@ pub fn volley(
 ) -> Result<Volley, CombatError> {
     let plan = plan(shot, shooter, target)?;
     let roll = plan.notation().roll(roller);
-    let result = apply_hits(target, roll.hits(), shot.edition, shot.engagement);
+    let spent_by_buildings =
+        shot.facts.target_cover.contains(&Cover::Buildings) && target.status == Status::Fresh;
+    if spent_by_buildings {
+        target.status = Status::Spent;
+    }
+    let mut result = apply_hits(target, roll.hits(), shot.edition, shot.engagement);
+    if spent_by_buildings {
+        result.notes.insert(
+            0,
+            format!(
+                "{} is in buildings: \"Pieces in Buildings become Spent\", so it takes the hits as spent",
+                target.id
+            ),
+        );
+    }
     Ok(Volley { plan, roll, result })
 }
 

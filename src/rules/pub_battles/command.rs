@@ -103,6 +103,8 @@ pub struct RallyContext {
     pub in_enemy_fof: bool,
     /// An enemy is within 1/3 foot move.
     pub enemy_within_third_foot: bool,
+    /// The majority of the piece stands in buildings.
+    pub in_buildings: bool,
 }
 
 /// Whether a Spent piece may rally where it stands.
@@ -114,6 +116,9 @@ pub struct RallyContext {
 /// [3.0] "cannot Rally while in contact… or in enemy FoF"; the train range is its
 /// Baggage option, applied here as in 3.2.
 /// (QS) a unit rallies if "not within 1/3 foot move of an enemy unit and does not move".
+///
+/// Terrain chart, Buildings [3.0/3.2]: "Pieces in Buildings become Spent and cannot
+/// Rally." The quick start has no buildings rule; the chart is applied to it as well.
 ///
 /// `None` for pieces that never rally (HQs, trains).
 pub fn rally(
@@ -161,6 +166,11 @@ pub fn rally(
     };
     let (possible, reason) = if piece.status == Status::Fresh {
         (false, "already fresh".to_owned())
+    } else if ctx.in_buildings {
+        (
+            false,
+            "in buildings: \"Pieces in Buildings become Spent and cannot Rally\"".to_owned(),
+        )
     } else {
         match rules.variant {
             Variant::QuickStart if ctx.enemy_within_third_foot => {

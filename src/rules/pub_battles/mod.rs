@@ -235,6 +235,7 @@ impl RuleSet for PubBattles {
                     in_contact: !contacts[i].is_empty() || supports_a_piece_in_contact,
                     in_enemy_fof: !fof_detail.is_empty(),
                     enemy_within_third_foot: !enemies_near.is_empty(),
+                    in_buildings: occ.kind == Some(crate::scenario::TerrainKind::Buildings),
                 };
                 PieceReport {
                     id: piece.id.clone(),

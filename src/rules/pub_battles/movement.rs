@@ -83,6 +83,17 @@ pub fn check_move(
     {
         problems.push("rallying (turning fresh) is done instead of moving".into());
     }
+    // Terrain chart, Buildings: "Pieces in Buildings become Spent and cannot Rally."
+    if piece.kind.is_combat()
+        && to_status == Status::Fresh
+        && occupancy(rules, &scenario.terrain, &moved.footprint).kind
+            == Some(TerrainKind::Buildings)
+    {
+        problems.push(
+            "ends fresh in buildings: \"Pieces in Buildings become Spent and cannot Rally\": lay it flat (spent)"
+                .into(),
+        );
+    }
 
     let terrain = &scenario.terrain;
     let from_column = road_column(rules, terrain, piece);

@@ -592,6 +592,45 @@ fn rally_needs_an_unpacked_train_within_a_third_mounted_move_and_no_contact() {
 }
 
 #[test]
+fn pieces_in_buildings_are_spent_and_cannot_rally() {
+    // "Pieces in Buildings become Spent and cannot Rally" [3.2 Terrain chart]. The Hamlet
+    // spans x 14..16, y 4..6. A block at x = c with c + 0.9375 past 16 has
+    // (16 - c + 0.9375) / 1.875 of its length inside: c = 15.9625 gives 0.52 (in
+    // buildings), c = 16.0375 gives 0.48. The unpacked train at y 7 is 1.25 in away.
+    let train = spent(at("rt", 15.0, 7.0, 0.0));
+    let c = v32(&[spent(at("r1", 15.9625, 5.0, 0.0)), train.clone()]);
+    let r = c.report("r1").rally.unwrap();
+    assert!(!r.possible && r.reason.contains("in buildings"), "{r:?}");
+    let c = v32(&[spent(at("r1", 16.0375, 5.0, 0.0)), train]);
+    let r = c.report("r1").rally.unwrap();
+    assert!(
+        r.possible && near(r.margin_in.unwrap(), 2.5 - 1.25),
+        "{r:?}"
+    );
+    // Entering: a block that ends fresh in the Hamlet is refused; spent it is allowed.
+    let c = v32(&[at("r1", 15.9625, 7.5, 0.0), at("r2", 16.0375, 7.5, 0.0)]);
+    let v = c.mv("r1", 15.9625, 5.0, 0.0);
+    assert!(
+        !v.legal
+            && v.problems
+                .iter()
+                .any(|p| p.contains("Buildings become Spent")),
+        "{v:?}"
+    );
+    let v = check_move(
+        &c.rules,
+        &c.scenario,
+        &c.table,
+        c.piece("r1"),
+        Pose::new(15.9625, 5.0, 0.0),
+        Status::Spent,
+        false,
+    );
+    assert!(v.legal, "{v:?}");
+    assert!(c.mv("r2", 16.0375, 5.0, 0.0).legal);
+}
+
+#[test]
 fn enemies_within_a_third_foot_move_are_listed_for_night_and_column_moves() {
     let gap = |g: f64| at("b1", 20.0, 10.0 - 0.375 - g, 180.0);
     assert_eq!(
