@@ -147,8 +147,8 @@ fn roll_combat(
     let mut fight = Combat::new(
         combat::edition(rules),
         engagement,
-        combat::combatant(rules, table, attacker),
-        combat::combatant(rules, table, defender),
+        combat::combatant_on(rules, scenario, table, attacker),
+        combat::combatant_on(rules, scenario, table, defender),
     )?;
     let plans = fight.preview(&attacker_facts, &defender_facts)?;
     let round = fight.fire(roller, &attacker_facts, &defender_facts)?;
@@ -195,11 +195,11 @@ fn roll_bombardment(
         );
     }
     let facts = combat::fire_facts(rules, scenario, table, gun, target, true);
-    let mut victim = combat::combatant(rules, table, target);
+    let mut victim = combat::combatant_on(rules, scenario, table, target);
     let volley = bombard(
         roller,
         combat::edition(rules),
-        &combat::combatant(rules, table, gun),
+        &combat::combatant_on(rules, scenario, table, gun),
         &mut victim,
         facts,
     )?;

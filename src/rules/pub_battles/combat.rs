@@ -7,7 +7,7 @@
 use geo::{Intersects, Line, MultiPolygon};
 use serde::Serialize;
 
-use super::contact::{all_enemy_contacts, contact, flanked_by};
+use super::contact::{all_enemy_contacts, contact, enveloped_with, flanked_by, reserve_support};
 use super::fire::{fof_fraction, friend_in_line_of_fire};
 use super::sight::line_of_sight;
 use super::terrain::{occupancy, road_column};
@@ -26,12 +26,36 @@ pub fn edition(rules: &PubBattles) -> Edition {
     }
 }
 
-/// A piece as the dice see it, with its support from the table.
+/// A piece as the dice see it, with its support from the table: a piece directly
+/// behind, unless the pair is enveloped ("el Apoyo se rompe", [`enveloped_with`]).
 pub fn combatant(rules: &PubBattles, table: &TableState, piece: &Piece) -> Combatant {
+    let enveloped = || {
+        let contacts = all_enemy_contacts(rules, table);
+        table
+            .pieces
+            .iter()
+            .position(|p| p.id == piece.id)
+            .is_some_and(|i| enveloped_with(rules, table, i, &contacts).is_some())
+    };
     Combatant {
-        supported: super::support_for(rules, table, piece).is_some(),
+        supported: super::support_for(rules, table, piece).is_some() && !enveloped(),
         ..Combatant::from(piece)
     }
+}
+
+/// [`combatant`], with the support the scenario adds: the first Reserve piece when the
+/// piece's HQ stands directly behind it ([`reserve_support`]).
+pub fn combatant_on(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    table: &TableState,
+    piece: &Piece,
+) -> Combatant {
+    let mut c = combatant(rules, table, piece);
+    if !c.supported {
+        c.supported = reserve_support(rules, scenario, table, piece).is_some();
+    }
+    c
 }
 
 /// Whether `attacker` reached `defender` across a river: the line between their centres
@@ -47,8 +71,9 @@ fn attacked_across_river(scenario: &Scenario, attacker: &Piece, defender: &Piece
 }
 
 /// How `piece` is taken in flank by `other` in this fight: by the variant's flank rule
-/// (see [`flanked_by`]), by standing in road column ("Treat as Flanked"), or, for the
-/// side that attacked, by having crossed a river.
+/// (see [`flanked_by`]; an enveloped pair counts as [`Flank::Envelopment`]), by standing
+/// in road column ("Treat as Flanked"), or, for the side that attacked, by having
+/// crossed a river.
 fn flanks(
     rules: &PubBattles,
     scenario: &Scenario,
@@ -59,12 +84,16 @@ fn flanks(
 ) -> Vec<Flank> {
     let mut out = Vec::new();
     let index = table.pieces.iter().position(|p| p.id == piece.id);
-    let by_geometry = index.is_some_and(|i| {
-        let contacts = all_enemy_contacts(rules, table);
-        flanked_by(rules, scenario, table, i, &contacts).contains(&other.id)
-    });
-    if by_geometry {
-        out.push(Flank::Geometry);
+    let contacts = all_enemy_contacts(rules, table);
+    let flanked =
+        index.is_some_and(|i| flanked_by(rules, scenario, table, i, &contacts).contains(&other.id));
+    if flanked {
+        let enveloped = index.is_some_and(|i| enveloped_with(rules, table, i, &contacts).is_some());
+        out.push(if enveloped {
+            Flank::Envelopment
+        } else {
+            Flank::Geometry
+        });
     }
     if road_column(rules, &scenario.terrain, piece).is_some() {
         out.push(Flank::RoadColumn);

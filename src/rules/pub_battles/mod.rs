@@ -23,7 +23,10 @@ use crate::scenario::{RulesId, Scenario};
 use crate::table::{Piece, Pose, Status, TableState};
 
 pub use command::{CommandVerdict, RallyContext, command_range, rally};
-pub use contact::{Contact, contact, flanked_by, is_behind_front_line, support_for};
+pub use contact::{
+    Contact, contact, enveloped_with, flanked_by, is_behind_front_line, reserve_support,
+    support_for,
+};
 pub use fire::{fof_fraction, fof_polygon, friend_in_line_of_fire, in_field_of_fire};
 pub use movement::check_move;
 pub use sight::line_of_sight;
@@ -162,6 +165,10 @@ impl RuleSet for PubBattles {
                     .and_then(|s| table.pieces.iter().position(|q| q.id == s.id))
             })
             .collect();
+        // "el Apoyo se rompe" when the pair is enveloped.
+        let enveloped: Vec<bool> = (0..table.pieces.len())
+            .map(|i| enveloped_with(self, table, i, &contacts).is_some())
+            .collect();
         // Distance and sight once per unordered enemy pair: sight is symmetric here
         // (centre to centre, the 3/8 in allowance and the hill rule at either end).
         let n = table.pieces.len();
@@ -256,7 +263,15 @@ impl RuleSet for PubBattles {
                         .iter()
                         .map(|&j| table.pieces[j].id.clone())
                         .collect(),
-                    supported_by: supporters[i].map(|s| table.pieces[s].id.clone()),
+                    supported_by: if enveloped[i] {
+                        None
+                    } else {
+                        supporters[i]
+                            .map(|s| table.pieces[s].id.clone())
+                            .or_else(|| {
+                                reserve_support(self, scenario, table, piece).map(|u| u.id.clone())
+                            })
+                    },
                     in_road_column: road_column(self, &scenario.terrain, piece).is_some(),
                     enemies_within_third_foot: enemies_near,
                     rally: rally(self, scenario, table, piece, ctx),

@@ -527,6 +527,69 @@ fn support_is_one_friendly_piece_directly_behind_and_never_artillery() {
 }
 
 #[test]
+fn an_enveloped_pair_loses_its_support_and_both_are_flanked() {
+    // "Cuando un defensor apoyado es atacado por delante y por detrás, el Apoyo se rompe.
+    // Trata esto como 2 combates separados, con ambos defensores como Flanqueados." [3.2]
+    // b1 faces down from (30, 10): front edge y 10.1875, rear edge 9.8125. b2 supports
+    // it from (30, 9.625) (front edge 9.8125, rear edge 9.4375). r1 touches b1's front;
+    // r2, facing down, stands g beyond b2's rear edge: centre 9.4375 - 0.1875 - g.
+    let pair = |g: f64| {
+        v32(&[
+            defender(),
+            at("b2", 30.0, 9.625, 180.0),
+            at("r1", 30.0, 10.375, 0.0),
+            at("r2", 30.0, 9.25 - g, 180.0),
+        ])
+    };
+    // g = 0.06, within the 1/16 in contact tolerance: enveloped.
+    let c = pair(0.06);
+    let (b1, b2) = (c.report("b1"), c.report("b2"));
+    assert_eq!(b2.in_contact_with, vec!["r2".to_string()]);
+    assert_eq!(b1.flanked_by, vec!["r1".to_string()]);
+    assert_eq!(b2.flanked_by, vec!["r2".to_string()]);
+    assert_eq!(b1.supported_by, None);
+    // g = 0.07: r2 does not touch b2, so b2 still supports b1 and nobody is flanked.
+    let c = pair(0.07);
+    let b1 = c.report("b1");
+    assert_eq!(b1.supported_by.as_deref(), Some("b2"));
+    assert!(b1.flanked_by.is_empty());
+}
+
+#[test]
+fn a_reserve_piece_supports_a_piece_its_hq_stands_directly_behind() {
+    // "Si tu HQ está directamente detrás de una pieza, puedes contar la primera pieza en
+    // Reserva como Apoyo." [3.2] r1 faces up from (10, 20): rear edge y 20.1875. The HQ
+    // cube (0.375 across) stands g behind it at y 20.375 + g. Off the table wait r2, r3,
+    // ...: the first of Red I Corps that may support infantry is r2.
+    let c = v32(&[
+        at("r1", 10.0, 20.0, 0.0),
+        at("rh", 10.0, 20.375 + 0.06, 0.0),
+    ]);
+    assert_eq!(c.report("r1").supported_by.as_deref(), Some("r2"));
+    assert!(combat::combatant_on(&c.rules, &c.scenario, &c.table, c.piece("r1")).supported);
+    // r2 on the table elsewhere: the first in reserve is r3.
+    let c = v32(&[
+        at("r1", 10.0, 20.0, 0.0),
+        at("rh", 10.0, 20.375, 0.0),
+        at("r2", 30.0, 20.0, 0.0),
+    ]);
+    assert_eq!(c.report("r1").supported_by.as_deref(), Some("r3"));
+    // g = 0.07: the cube does not touch; no support.
+    let c = v32(&[
+        at("r1", 10.0, 20.0, 0.0),
+        at("rh", 10.0, 20.375 + 0.07, 0.0),
+    ]);
+    assert_eq!(c.report("r1").supported_by, None);
+    assert!(!combat::combatant_on(&c.rules, &c.scenario, &c.table, c.piece("r1")).supported);
+    // 3.0 has no such rule.
+    let c = case(
+        "pub-battles-3.0",
+        &[at("r1", 10.0, 20.0, 0.0), at("rh", 10.0, 20.375, 0.0)],
+    );
+    assert_eq!(c.report("r1").supported_by, None);
+}
+
+#[test]
 fn flank_in_3_0_is_being_in_their_fof_while_they_are_not_in_yours() {
     // r1 faces +x beside b1's flank, 0.5 in away: b1 lies in r1's FoF, r1 is not in
     // b1's (which points down the map).
@@ -1203,6 +1266,36 @@ mod combat_facts {
         // Head on: nothing.
         let c = v32(&[defender(), at("r1", 30.0, 10.375, 0.0)]);
         assert_eq!(facts(&c, "r1", "b1", true), Default::default());
+    }
+
+    #[test]
+    fn envelopment_flanks_both_defenders_and_breaks_their_support() {
+        // b1 supported by b2, attacked by r1 in front and r2 behind b2 (see
+        // an_enveloped_pair_loses_its_support_and_both_are_flanked): r1 fires at +1 on b1,
+        // b1 at -1 back, and b1 fights unsupported.
+        let c = v32(&[
+            defender(),
+            at("b2", 30.0, 9.625, 180.0),
+            at("r1", 30.0, 10.375, 0.0),
+            at("r2", 30.0, 9.25, 180.0),
+        ]);
+        let a = facts(&c, "r1", "b1", true);
+        assert_eq!(a.target_flanked, vec![Flank::Envelopment]);
+        let d = facts(&c, "b1", "r1", false);
+        assert_eq!(d.shooter_flanked, vec![Flank::Envelopment]);
+        assert_eq!(
+            facts(&c, "r2", "b2", true).target_flanked,
+            vec![Flank::Envelopment]
+        );
+        assert!(!combat::combatant(&c.rules, &c.table, c.piece("b1")).supported);
+        // Without r2, b1 is supported and r1's shot has no flank.
+        let c = v32(&[
+            defender(),
+            at("b2", 30.0, 9.625, 180.0),
+            at("r1", 30.0, 10.375, 0.0),
+        ]);
+        assert!(facts(&c, "r1", "b1", true).target_flanked.is_empty());
+        assert!(combat::combatant(&c.rules, &c.table, c.piece("b1")).supported);
     }
 
     #[test]
