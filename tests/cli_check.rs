@@ -450,3 +450,40 @@ fn roll_combat_refuses_at_night() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("\"Sin ataques ni bombardeos\""));
 }
+
+#[test]
+fn roll_combat_judges_hill_cover_from_where_the_attacker_came() {
+    // b1 faces up on Long Ridge at y 21; r1 touches its front from y 20.625, on the ridge
+    // too. Came from y 19.9 (mostly off the ridge): b1 has hill cover, r1 fires at -1.
+    let dir = tempfile::tempdir().unwrap();
+    let pieces = r#"{"id": "r1", "x_in": 24, "y_in": 20.625, "heading_deg": 180, "status": "fresh"},
+{"id": "b1", "x_in": 24, "y_in": 21, "heading_deg": 0, "status": "fresh"}"#;
+    let (scenario, state) = mini_table(dir.path(), "pub-battles-3.2", pieces);
+    let roll = |from: Option<&str>| {
+        let mut a = vec![
+            "roll",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--combat",
+            "r1",
+            "b1",
+            "--seed",
+            "7",
+        ];
+        if let Some(f) = from {
+            a.extend(["--attacker-from", f]);
+        }
+        let out = aide(&a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(roll(Some("24,19.9,180")).contains("-1  target in cover (hill)"));
+    assert!(!roll(Some("24,20.3,180")).contains("cover"));
+    assert!(!roll(None).contains("cover"));
+}

@@ -8,7 +8,7 @@ use aide::rules::RuleSet as _;
 use aide::rules::pub_battles::{PubBattles, combat, in_field_of_fire};
 use aide::rules::{nbc, ohw_hex};
 use aide::scenario::{RulesId, Scenario, load_state};
-use aide::table::{Piece, TableState};
+use aide::table::{Piece, Pose, TableState};
 use anyhow::{Context, bail};
 
 /// Roll dice: "3d6 hits 4+ -1", "2d6", "d3", "d8", "4d6 dl1". Every roll prints its id;
@@ -32,6 +32,11 @@ pub struct Args {
     /// ATTACKER DEFENDER: the attacker moved into contact with the defender.
     #[arg(long, num_args = 2, value_names = ["ATTACKER", "DEFENDER"], requires = "scenario", conflicts_with_all = ["notation", "bombard"])]
     pub combat: Option<Vec<String>>,
+    /// With --combat: where the attacker began its move, X,Y,HEADING (as `aide move
+    /// --to`), so hill cover ("if Attacker moved from lower ground") and the river
+    /// crossing are judged from there.
+    #[arg(long, value_parser = super::move_piece::parse_pose, requires = "combat")]
+    pub attacker_from: Option<Pose>,
     /// GUN TARGET: fresh artillery not in contact fires at a target it sees within 1 foot move.
     #[arg(long, num_args = 2, value_names = ["GUN", "TARGET"], requires = "scenario", conflicts_with = "notation")]
     pub bombard: Option<Vec<String>>,
@@ -72,7 +77,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return if is_bombardment {
             roll_bombardment(&rules, &scenario, &table, a, b, &mut roller, args.json)
         } else {
-            roll_combat(&rules, &scenario, &table, a, b, &mut roller, args.json)
+            roll_combat(
+                &rules,
+                &scenario,
+                &table,
+                (a, b, args.attacker_from),
+                &mut roller,
+                args.json,
+            )
         };
     }
     let notation: Notation = args.notation.as_deref().unwrap_or_default().parse()?;
@@ -119,8 +131,7 @@ fn roll_combat(
     rules: &PubBattles,
     scenario: &Scenario,
     table: &TableState,
-    attacker: &Piece,
-    defender: &Piece,
+    (attacker, defender, attacker_from): (&Piece, &Piece, Option<Pose>),
     roller: &mut Roller,
     json: bool,
 ) -> anyhow::Result<()> {
@@ -142,8 +153,24 @@ fn roll_combat(
             }
         );
     };
-    let attacker_facts = combat::fire_facts(rules, scenario, table, attacker, defender, true);
-    let defender_facts = combat::fire_facts(rules, scenario, table, defender, attacker, false);
+    let attacker_facts = combat::fire_facts_from(
+        rules,
+        scenario,
+        table,
+        attacker,
+        defender,
+        true,
+        attacker_from,
+    );
+    let defender_facts = combat::fire_facts_from(
+        rules,
+        scenario,
+        table,
+        defender,
+        attacker,
+        false,
+        attacker_from,
+    );
     let mut fight = Combat::new(
         combat::edition(rules),
         engagement,

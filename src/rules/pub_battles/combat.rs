@@ -4,18 +4,18 @@
 //! the facts they need from the table, so a combat roll carries exactly the modifiers
 //! the pieces' positions earn, each with its reason.
 
-use geo::{Intersects, Line, MultiPolygon};
+use geo::{Coord, Intersects, Line, MultiPolygon};
 use serde::Serialize;
 
 use super::contact::{all_enemy_contacts, contact, enveloped_with, flanked_by, reserve_support};
 use super::fire::{fof_fraction, friend_in_line_of_fire};
 use super::sight::line_of_sight;
 use super::terrain::{occupancy, road_column};
-use super::{PubBattles, Variant, round_in};
+use super::{HillCoverFrom, PubBattles, Variant, round_in};
 use crate::dice::combat::{Combatant, Cover, Edition, FireFacts, Flank};
 use crate::geom::{area_inside_convex, heading_vector};
 use crate::scenario::{Scenario, TerrainKind};
-use crate::table::{Piece, TableState};
+use crate::table::{Piece, Pose, TableState};
 
 /// The dice edition for a rules variant. The quick start's "3 dice for everything" is
 /// closest to 3.2's table (dragoons and detachments differ), so it uses 3.2's.
@@ -58,11 +58,30 @@ pub fn combatant_on(
     c
 }
 
-/// Whether `attacker` reached `defender` across a river: the line between their centres
-/// crosses river water (a bridge or ford is still a river crossing). "Pieces attacking
-/// across a River count as Flanked for the 1st round only" [3.2 Terrain chart].
-fn attacked_across_river(scenario: &Scenario, attacker: &Piece, defender: &Piece) -> bool {
-    let line = Line::new(attacker.footprint.center, defender.footprint.center);
+/// Whether `attacker` reached `defender` across a river. "Treat pieces attacking across a
+/// River as Flanked for 1st round only" [3.2 Terrain chart]; the move examples weigh
+/// where the piece is: "La mayor parte de la pieza está dentro o pasado el río". With the
+/// attacker's start known, it attacked across when its path from there crossed river
+/// water (it began with most of the piece in or past the river: for a footprint
+/// symmetric about its centre, the centre's side of a bank is the majority's); without
+/// it, when the line between the two centres crosses water, as the table alone shows.
+/// A bridge or ford is still a river crossing.
+pub(super) fn attacked_across_river(
+    scenario: &Scenario,
+    attacker: &Piece,
+    defender: &Piece,
+    attacker_start: Option<Pose>,
+) -> bool {
+    let line = match attacker_start {
+        Some(start) => Line::new(
+            Coord {
+                x: start.x_in,
+                y: start.y_in,
+            },
+            attacker.footprint.center,
+        ),
+        None => Line::new(attacker.footprint.center, defender.footprint.center),
+    };
     scenario
         .terrain
         .features
@@ -78,9 +97,9 @@ fn flanks(
     rules: &PubBattles,
     scenario: &Scenario,
     table: &TableState,
-    piece: &Piece,
-    other: &Piece,
+    (piece, other): (&Piece, &Piece),
     piece_attacks: bool,
+    attacker_start: Option<Pose>,
 ) -> Vec<Flank> {
     let mut out = Vec::new();
     let index = table.pieces.iter().position(|p| p.id == piece.id);
@@ -98,7 +117,7 @@ fn flanks(
     if road_column(rules, &scenario.terrain, piece).is_some() {
         out.push(Flank::RoadColumn);
     }
-    if piece_attacks && attacked_across_river(scenario, piece, other) {
+    if piece_attacks && attacked_across_river(scenario, piece, other, attacker_start) {
         out.push(Flank::RiverCrossing);
     }
     out
@@ -106,8 +125,9 @@ fn flanks(
 
 /// The facts of one shot from `shooter` at `target`; `shooter_attacks` says which of the
 /// two moved into the fight. Cover: woods and buildings always; a hill when the target
-/// stands higher than the shooter ("Cover if the Attacker moved from lower ground": the
-/// shooter's level now stands for where it came from). Several covers count once.
+/// stands higher than the attacker came from ("Cover if the Attacker moved from lower
+/// ground"): here, with no move known, the attacker's level now stands for it (see
+/// [`fire_facts_from`]). Several covers count once.
 pub fn fire_facts(
     rules: &PubBattles,
     scenario: &Scenario,
@@ -116,21 +136,71 @@ pub fn fire_facts(
     target: &Piece,
     shooter_attacks: bool,
 ) -> FireFacts {
+    fire_facts_from(
+        rules,
+        scenario,
+        table,
+        shooter,
+        target,
+        shooter_attacks,
+        None,
+    )
+}
+
+/// [`fire_facts`] knowing where the attacker began its move. The hill cover is judged
+/// from the hill level under the attacker there when
+/// [`Options::hill_cover_from`](super::Options) is [`HillCoverFrom::StartOfMove`], and the
+/// river crossing from its path ([`attacked_across_river`]).
+pub fn fire_facts_from(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    table: &TableState,
+    shooter: &Piece,
+    target: &Piece,
+    shooter_attacks: bool,
+    attacker_start: Option<Pose>,
+) -> FireFacts {
     let t = occupancy(rules, &scenario.terrain, &target.footprint);
-    let s = occupancy(rules, &scenario.terrain, &shooter.footprint);
+    let attacker = if shooter_attacks { shooter } else { target };
+    let came_from = match (rules.options.hill_cover_from, attacker_start) {
+        (HillCoverFrom::StartOfMove, Some(start)) if shooter_attacks => scenario
+            .unit(&attacker.id)
+            .map(|u| scenario.footprint(u, start, attacker.status)),
+        _ => None,
+    };
+    let shooter_level = occupancy(
+        rules,
+        &scenario.terrain,
+        came_from.as_ref().unwrap_or(&shooter.footprint),
+    )
+    .hill_level;
     let mut target_cover = Vec::new();
     match t.kind {
         Some(TerrainKind::Woods) => target_cover.push(Cover::Woods),
         Some(TerrainKind::Buildings) => target_cover.push(Cover::Buildings),
         _ => {}
     }
-    if t.hill_level > s.hill_level {
+    if t.hill_level > shooter_level {
         target_cover.push(Cover::Hill);
     }
     FireFacts {
         target_cover,
-        target_flanked: flanks(rules, scenario, table, target, shooter, !shooter_attacks),
-        shooter_flanked: flanks(rules, scenario, table, shooter, target, shooter_attacks),
+        target_flanked: flanks(
+            rules,
+            scenario,
+            table,
+            (target, shooter),
+            !shooter_attacks,
+            attacker_start,
+        ),
+        shooter_flanked: flanks(
+            rules,
+            scenario,
+            table,
+            (shooter, target),
+            shooter_attacks,
+            attacker_start,
+        ),
     }
 }
 

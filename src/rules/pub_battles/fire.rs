@@ -17,7 +17,7 @@ use super::PubBattles;
 use super::sight::line_of_sight;
 use crate::geom::{Footprint, area_inside_convex};
 use crate::scenario::Scenario;
-use crate::table::{Piece, TableState};
+use crate::table::{Piece, TableState, UnitKind};
 
 /// The corners of a footprint's field of fire: a trapezoid in front of it, in order
 /// front-left, front-right, far-right, far-left.
@@ -65,6 +65,12 @@ pub fn in_field_of_fire(
     })
 }
 
+/// Whether a kind projects a field of fire: infantry, dragoons and artillery, and
+/// detachments when [`Options::detachment_fof`](super::Options) reads them as infantry.
+pub fn projects_fof(rules: &PubBattles, kind: UnitKind) -> bool {
+    kind.has_field_of_fire() || (kind == UnitKind::Detachment && rules.options.detachment_fof)
+}
+
 /// [`in_field_of_fire`] with the sight test supplied, so a whole-table check can reuse
 /// the sight it already traced. Sight is only asked for once the geometry holds.
 pub(super) fn fire_given_sight(
@@ -75,7 +81,7 @@ pub(super) fn fire_given_sight(
     target: &Piece,
     can_see: impl FnOnce() -> bool,
 ) -> Option<f64> {
-    if !shooter.kind.has_field_of_fire() || shooter.side == target.side || target.kind.is_hq() {
+    if !projects_fof(rules, shooter.kind) || shooter.side == target.side || target.kind.is_hq() {
         return None;
     }
     let fraction = fof_fraction(rules, scenario, shooter, target);

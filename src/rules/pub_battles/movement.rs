@@ -166,6 +166,20 @@ pub fn check_move(
         .collect();
     let mut areal = Vec::new();
     for f in near(terrain, &search) {
+        if f.kind == TerrainKind::Crest {
+            // "Reduced to cross a slope": over the crest only by Options::crest_is_a_slope.
+            let over = f.line.as_ref().is_some_and(|l| l.intersects(&path));
+            if over && rules.options.crest_is_a_slope && !ignores_terrain {
+                difficult.push(format!(
+                    "{} (crest)",
+                    f.hill
+                        .as_deref()
+                        .and_then(|h| hill_name(terrain, h))
+                        .unwrap_or("hill")
+                ));
+            }
+            continue;
+        }
         let on_path = f.area.intersects(&path);
         if !on_path && !f.area.intersects(&end_poly) {
             continue;
@@ -329,6 +343,15 @@ pub fn check_move(
         }
     }
     if !attacking.is_empty() {
+        combat_notes(
+            rules,
+            scenario,
+            table,
+            piece,
+            &moved,
+            &attacking,
+            &mut warnings,
+        );
         if night {
             problems.push("no attacks at night".into());
         }
@@ -526,4 +549,50 @@ fn supported_lead_in_contact<'t>(
             })
         })
         .map(|lead| lead.id.as_str())
+}
+
+/// A hill's name from its id.
+fn hill_name<'t>(terrain: &'t crate::scenario::Terrain, id: &str) -> Option<&'t str> {
+    terrain
+        .features
+        .iter()
+        .find(|f| f.kind == TerrainKind::Hill && f.id.as_deref() == Some(id))
+        .and_then(|f| f.name.as_deref())
+}
+
+/// What the move does to the coming combat, as `aide roll --attacker-from` will count it:
+/// "Treat pieces attacking across a River as Flanked for 1st round only" and "Cover for
+/// Defender if Attacker moved from lower ground" [3.2 Terrain chart], both judged from
+/// where the move began.
+fn combat_notes(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    table: &TableState,
+    piece: &Piece,
+    moved: &Piece,
+    attacking: &[String],
+    notes: &mut Vec<String>,
+) {
+    let start_level = occupancy(rules, &scenario.terrain, &piece.footprint).hill_level;
+    for defender in attacking.iter().filter_map(|id| table.piece(id)) {
+        if super::combat::attacked_across_river(scenario, moved, defender, Some(piece.pose)) {
+            notes.push(format!(
+                "attacks {} across a river: counts as flanked in round 1",
+                defender.id
+            ));
+        }
+        let level = occupancy(rules, &scenario.terrain, &defender.footprint).hill_level;
+        let from = match rules.options.hill_cover_from {
+            super::HillCoverFrom::StartOfMove => start_level,
+            super::HillCoverFrom::CurrentLevel => {
+                occupancy(rules, &scenario.terrain, &moved.footprint).hill_level
+            }
+        };
+        if level > from {
+            notes.push(format!(
+                "{} has hill cover: the attack comes from lower ground (level {from}, the defender's {level})",
+                defender.id
+            ));
+        }
+    }
 }

@@ -14,8 +14,18 @@ use crate::table::{Placement, Status, TableState};
 const TOML: &str = include_str!("../../../tests/fixtures/mini/scenario.toml");
 const TERRAIN: &str = include_str!("../../../tests/fixtures/mini/terrain.geojson");
 
+/// A detachment for Red, last in the order of battle (so no test's first reserve piece).
+const DETACHMENT: &str = r#"
+[[units]]
+id = "rdet"
+name = "Red Skirmishers"
+side = "red"
+command = "r-1"
+kind = "detachment"
+"#;
+
 fn scenario(rules: &str) -> Scenario {
-    let text = TOML
+    let text = (TOML.to_owned() + DETACHMENT)
         .replace("terrain = \"terrain.geojson\"\n", "")
         .replace("pub-battles-3.2", rules);
     let mut s = Scenario::from_toml(Path::new("mini.toml"), &text).unwrap();
@@ -310,6 +320,18 @@ fn cavalry_and_hqs_have_no_field_of_fire_and_friends_block_fire() {
 }
 
 #[test]
+fn detachments_project_a_field_of_fire_as_small_infantry_units() {
+    // "Pequeñas unidades de infantería" [3.2, Detachments]; "La Infantería … proyectan un
+    // Campo de Fuego". rdet at (20, 10) facing up: its field of fire runs to y 8.0625;
+    // b1 at y 8.6 (8.4125..8.7875) lies wholly inside.
+    let mut c = v32(&[at("rdet", 20.0, 10.0, 0.0), at("b1", 20.0, 8.6, 180.0)]);
+    assert!(near(c.fof("rdet", "b1").unwrap(), 1.0));
+    assert_eq!(c.report("b1").in_fof_of, vec!["rdet".to_string()]);
+    c.rules.options.detachment_fof = false;
+    assert_eq!(c.fof("rdet", "b1"), None);
+}
+
+#[test]
 fn field_of_fire_is_limited_by_line_of_sight() {
     // Target 0.6 in deep in Square Wood (its lower edge y = 8): more than 3/8 in.
     let c = v32(&[at("r1", 6.0, 9.0, 0.0), at("b1", 6.0, 7.4, 180.0)]);
@@ -379,9 +401,51 @@ fn sight_onto_a_hill_stops_at_the_crest() {
     let v = c.sees("r1", "b1");
     assert!(!v.can_see);
     assert_eq!(v.blocked_by.unwrap().kind, "hill");
-    // Two pieces on the same hill look across its top.
-    let c = v32(&[at("r1", 22.0, 21.0, 180.0), at("b1", 22.0, 25.0, 0.0)]);
+}
+
+#[test]
+fn pieces_on_opposite_slopes_of_one_hill_do_not_see_each_other_by_default() {
+    // "Puedes ver sobre una Colina hasta la cresta: el punto central entre laderas"
+    // [3.2]. b1 on the south slope (y 25). r1 facing down at y = c spans
+    // c - 0.1875..c + 0.1875: at c = 22.8 its near edge (22.9875) stops 0.0125 short of
+    // the crest (23), so the crest is between them: hidden. At c = 23.1 the crest runs
+    // under r1 (22.9125..23.2875): astride it, r1 sees down both slopes.
+    let c = v32(&[at("r1", 22.0, 22.8, 180.0), at("b1", 22.0, 25.0, 0.0)]);
+    let v = c.sees("r1", "b1");
+    assert!(!v.can_see && v.blocked_by.unwrap().kind == "hill");
+    let c = v32(&[at("r1", 22.0, 23.1, 180.0), at("b1", 22.0, 25.0, 0.0)]);
     assert!(c.sees("r1", "b1").can_see);
+    // Options::sight_across_own_crest reads it as pieces on one hill looking across it.
+    let mut c = v32(&[at("r1", 22.0, 21.0, 180.0), at("b1", 22.0, 25.0, 0.0)]);
+    assert!(!c.sees("r1", "b1").can_see);
+    c.rules.options.sight_across_own_crest = true;
+    assert!(c.sees("r1", "b1").can_see);
+}
+
+#[test]
+fn sight_into_woods_is_measured_from_the_edge_not_along_a_slanting_line() {
+    // "Puedes ver dentro de bosques … hasta el grosor de una pieza: 3/8"" [3.2]. b1 stands
+    // in Square Wood (lower edge y = 8) with its near edge d inside (centre
+    // 8 - d - 0.1875); r1 looks from (10.136, 11), a line 49.8 degrees off the wood's
+    // edge: it meets b1's near edge at x = 6.22, having crossed d / cos = d / 0.6446 of
+    // wood. d = 0.30: 0.465 in along the line, 0.30 from the edge: seen (measured along
+    // the line, blocked). d = 0.40: 0.40 from the edge: hidden.
+    let placed = |d: f64| {
+        v32(&[
+            at("r1", 10.136, 11.0, 0.0),
+            at("b1", 6.0, 8.0 - d - 0.1875, 180.0),
+        ])
+    };
+    let mut c = placed(0.30);
+    assert!(c.sees("r1", "b1").can_see);
+    assert!(c.sees("b1", "r1").can_see);
+    c.rules.options.see_into = SeeInto::AlongSightLine;
+    let v = c.sees("r1", "b1");
+    assert!(!v.can_see, "{v:?}");
+    assert!(v.blocked_by.unwrap().reason.starts_with("0.47 in of woods"));
+    let v = placed(0.40).sees("r1", "b1");
+    assert!(!v.can_see, "{v:?}");
+    assert!(v.blocked_by.unwrap().reason.starts_with("0.40 in of woods"));
 }
 
 #[test]
@@ -1129,6 +1193,23 @@ fn at_night_a_piece_may_not_pass_within_a_third_foot_move_on_its_way() {
     assert!(v.legal, "{v:?}");
 }
 
+#[test]
+fn crossing_the_crest_on_the_hill_is_no_slope_unless_the_option_says_so() {
+    // "Reduced to cross a slope" [3.2 chart]. Long Ridge (level 1) spans y 20..26, crest
+    // y = 23. r1 walks down the map from y 22 on the ridge: to y 22.9 it stays on the near
+    // slope, to 23.1 it crosses the crest; it never leaves the hill.
+    let mut c = v32(&[at("r1", 22.0, 22.0, 180.0)]);
+    assert!(near(c.mv("r1", 22.0, 23.1, 180.0).allowance_in, 5.25));
+    c.rules.options.crest_is_a_slope = true;
+    let v = c.mv("r1", 22.0, 23.1, 180.0);
+    assert!(near(v.allowance_in, 3.5), "{v:?}");
+    assert!(
+        v.costs.iter().any(|c| c.contains("Long Ridge (crest)")),
+        "{v:?}"
+    );
+    assert!(near(c.mv("r1", 22.0, 22.9, 180.0).allowance_in, 5.25));
+}
+
 // ---- bombardment ----
 
 impl Case {
@@ -1266,6 +1347,88 @@ mod combat_facts {
         // Head on: nothing.
         let c = v32(&[defender(), at("r1", 30.0, 10.375, 0.0)]);
         assert_eq!(facts(&c, "r1", "b1", true), Default::default());
+    }
+
+    fn facts_from(c: &Case, start: Option<Pose>) -> crate::dice::combat::FireFacts {
+        combat::fire_facts_from(
+            &c.rules,
+            &c.scenario,
+            &c.table,
+            c.piece("r1"),
+            c.piece("b1"),
+            true,
+            start,
+        )
+    }
+
+    #[test]
+    fn hill_cover_is_judged_from_where_the_attacker_moved_from() {
+        // "Cover for Defender if Attacker moved from lower ground" [3.2 chart]. b1 faces
+        // up on Long Ridge (y 20..26) at y 21; r1, facing down, touches its front from
+        // y 20.625 (20.4375..20.8125): both on the ridge now. r1 began its move at
+        // y = c (c - 0.1875..c + 0.1875): at c = 19.9 only 0.0875 / 0.375 = 23% of it was
+        // on the ridge (low ground: cover); at c = 20.3 all of it (no cover).
+        let c = v32(&[at("b1", 24.0, 21.0, 0.0), at("r1", 24.0, 20.625, 180.0)]);
+        assert!(c.report("b1").in_contact_with.contains(&"r1".to_string()));
+        let from = |y: f64| Some(Pose::new(24.0, y, 180.0));
+        assert_eq!(facts_from(&c, from(19.9)).target_cover, vec![Cover::Hill]);
+        assert!(facts_from(&c, from(20.3)).target_cover.is_empty());
+        // Without the move, the level it stands on now (the ridge) stands in.
+        assert!(facts_from(&c, None).target_cover.is_empty());
+        // Options::hill_cover_from = CurrentLevel ignores where it came from.
+        let mut c = c;
+        c.rules.options.hill_cover_from = HillCoverFrom::CurrentLevel;
+        assert!(facts_from(&c, from(19.9)).target_cover.is_empty());
+        // aide move says the same of the move itself.
+        let c = v32(&[at("b1", 24.0, 21.0, 0.0), at("r1", 24.0, 19.9, 180.0)]);
+        let v = c.mv("r1", 24.0, 20.625, 180.0);
+        assert!(
+            v.warnings.iter().any(|w| w.contains("b1 has hill cover")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn an_attack_across_the_ford_is_flanked_though_it_ends_past_the_river() {
+        // "¿Puede la Roja atacar al otro lado del río? Sí." and "Treat pieces attacking
+        // across a River as Flanked for 1st round only" [3.2]. The river covers
+        // y 14.7..15.3. r1 ends past it at y 13.6, touching b1 (front edge 13.4125):
+        // the line between their centres no longer crosses water. It began at y = c:
+        // c = 14.71 (its centre, and so most of it, in the water): across; c = 14.69 (on
+        // the north bank already): not.
+        let c = v32(&[at("b1", 10.5, 13.225, 180.0), at("r1", 10.5, 13.6, 0.0)]);
+        let from = |y: f64| Some(Pose::new(10.5, y, 0.0));
+        assert!(facts_from(&c, None).shooter_flanked.is_empty());
+        assert_eq!(
+            facts_from(&c, from(14.71)).shooter_flanked,
+            vec![Flank::RiverCrossing]
+        );
+        assert!(facts_from(&c, from(14.69)).shooter_flanked.is_empty());
+        // b1 fires back at +1 in round 1.
+        let back = combat::fire_facts_from(
+            &c.rules,
+            &c.scenario,
+            &c.table,
+            c.piece("b1"),
+            c.piece("r1"),
+            false,
+            from(16.5),
+        );
+        assert_eq!(back.target_flanked, vec![Flank::RiverCrossing]);
+        // The move over the ford says so too.
+        let c = v32(&[
+            at("rh", 10.5, 17.5, 0.0),
+            at("r1", 10.5, 16.5, 0.0),
+            at("b1", 10.5, 13.225, 180.0),
+        ]);
+        let v = c.mv("r1", 10.5, 13.6, 0.0);
+        assert!(
+            v.legal
+                && v.warnings
+                    .iter()
+                    .any(|w| w.contains("attacks b1 across a river")),
+            "{v:?}"
+        );
     }
 
     #[test]
