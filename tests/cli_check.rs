@@ -316,3 +316,174 @@ fn a_combat_roll_from_the_table_shows_the_flank_modifiers_and_applies_the_hit_ta
         "{err}"
     );
 }
+
+/// The mini scenario under `rules`, with `pieces` as its table, written to `dir`.
+fn mini_table(dir: &Path, rules: &str, pieces: &str) -> (PathBuf, PathBuf) {
+    let toml = std::fs::read_to_string(fixture("scenario.toml"))
+        .unwrap()
+        .replace("pub-battles-3.2", rules);
+    let terrain = std::fs::read_to_string(fixture("terrain.geojson")).unwrap();
+    write(dir, "terrain.geojson", &terrain);
+    (
+        write(dir, "scenario.toml", &toml),
+        write(dir, "state.json", &format!(r#"{{"pieces": [{pieces}]}}"#)),
+    )
+}
+
+fn roll_bombard(scenario: &Path, state: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "roll",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--bombard",
+        "rart",
+        "b1",
+        "--seed",
+        "7",
+    ];
+    args.extend_from_slice(extra);
+    aide(&args)
+}
+
+fn gun_and_target(target_x: f64, target_y: f64, more: &str) -> String {
+    format!(
+        r#"{{"id": "rart", "x_in": 20, "y_in": 20, "heading_deg": 0, "status": "fresh"}},
+{{"id": "b1", "x_in": {target_x}, "y_in": {target_y}, "heading_deg": 0, "status": "fresh"}}{more}"#
+    )
+}
+
+#[test]
+fn roll_bombard_refuses_what_the_text_forbids() {
+    let dir = tempfile::tempdir().unwrap();
+    // 3.2: b1 straight ahead 2.625 in away: fired.
+    let (scenario, state) = mini_table(
+        dir.path(),
+        "pub-battles-3.2",
+        &gun_and_target(20.0, 17.0, ""),
+    );
+    let out = roll_bombard(&scenario, &state, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("rart bombards b1 at 2.62 in (range 5.25 in)")
+    );
+    // "Sin ataques ni bombardeos" at night.
+    let out = roll_bombard(&scenario, &state, &["--night"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no attacks or bombardments at night"));
+    // "no puedes disparar a través / sobre piezas amigas": r1 across the line of fire.
+    let friend =
+        r#", {"id": "r1", "x_in": 20.92, "y_in": 18.5, "heading_deg": 0, "status": "fresh"}"#;
+    let (scenario, state) = mini_table(
+        dir.path(),
+        "pub-battles-3.2",
+        &gun_and_target(20.0, 17.0, friend),
+    );
+    let err = String::from_utf8(roll_bombard(&scenario, &state, &[]).stderr).unwrap();
+    assert!(
+        err.contains("friendly piece r1 stands on the line of fire"),
+        "{err}"
+    );
+    // Quick start: b1 at (23.02, 17) is 49% inside the 45 degrees right of the front.
+    let (scenario, state) = mini_table(
+        dir.path(),
+        "pub-battles-qs",
+        &gun_and_target(23.02, 17.0, ""),
+    );
+    let err = String::from_utf8(roll_bombard(&scenario, &state, &[]).stderr).unwrap();
+    assert!(
+        err.contains("not within the 45 degrees of rart's front (49% of it inside)"),
+        "{err}"
+    );
+    let (scenario, state) = mini_table(
+        dir.path(),
+        "pub-battles-qs",
+        &gun_and_target(22.98, 17.0, ""),
+    );
+    assert!(roll_bombard(&scenario, &state, &[]).status.success());
+    // 3.0: a target 3.8125 in ahead is beyond the field of fire's 1.75 in.
+    let (scenario, state) = mini_table(
+        dir.path(),
+        "pub-battles-3.0",
+        &gun_and_target(20.0, 16.0, ""),
+    );
+    let err = String::from_utf8(roll_bombard(&scenario, &state, &[]).stderr).unwrap();
+    assert!(
+        err.contains("b1 is not in rart's field of fire (0% of it inside)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn roll_combat_refuses_at_night() {
+    // Two pieces in contact (b1's front edge on r1's): by day the combat is rolled.
+    let dir = tempfile::tempdir().unwrap();
+    let pieces = r#"{"id": "r1", "x_in": 20, "y_in": 20, "heading_deg": 0, "status": "fresh"},
+{"id": "b1", "x_in": 20, "y_in": 19.625, "heading_deg": 180, "status": "fresh"}"#;
+    let (scenario, state) = mini_table(dir.path(), "pub-battles-3.2", pieces);
+    let args = |night: bool| {
+        let mut a = vec![
+            "roll",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--combat",
+            "r1",
+            "b1",
+            "--seed",
+            "7",
+        ];
+        if night {
+            a.push("--night");
+        }
+        aide(&a)
+    };
+    assert!(args(false).status.success());
+    let out = args(true);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"Sin ataques ni bombardeos\""));
+}
+
+#[test]
+fn roll_combat_judges_hill_cover_from_where_the_attacker_came() {
+    // b1 faces up on Long Ridge at y 21; r1 touches its front from y 20.625, on the ridge
+    // too. Came from y 19.9 (mostly off the ridge): b1 has hill cover, r1 fires at -1.
+    let dir = tempfile::tempdir().unwrap();
+    let pieces = r#"{"id": "r1", "x_in": 24, "y_in": 20.625, "heading_deg": 180, "status": "fresh"},
+{"id": "b1", "x_in": 24, "y_in": 21, "heading_deg": 0, "status": "fresh"}"#;
+    let (scenario, state) = mini_table(dir.path(), "pub-battles-3.2", pieces);
+    let roll = |from: Option<&str>| {
+        let mut a = vec![
+            "roll",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--combat",
+            "r1",
+            "b1",
+            "--seed",
+            "7",
+        ];
+        if let Some(f) = from {
+            a.extend(["--attacker-from", f]);
+        }
+        let out = aide(&a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(roll(Some("24,19.9,180")).contains("-1  target in cover (hill)"));
+    assert!(!roll(Some("24,20.3,180")).contains("cover"));
+    assert!(!roll(None).contains("cover"));
+}

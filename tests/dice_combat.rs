@@ -870,3 +870,45 @@ fn a_table_piece_becomes_a_combatant() {
     );
     assert!(!c.supported && c.modifiers.is_empty() && !c.first_hit_taken);
 }
+
+#[test]
+fn no_combat_and_no_bombardment_at_night() {
+    // "Turno Nocturno: … Sin ataques ni bombardeos." [3.2]
+    assert_eq!(combat::daylight(false), Ok(()));
+    let err = combat::daylight(true).unwrap_err();
+    assert_eq!(err, CombatError::NightTurn);
+    assert!(
+        err.to_string().contains("Sin ataques ni bombardeos"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_piece_in_buildings_takes_its_hits_as_spent() {
+    // "Pieces in Buildings become Spent and cannot Rally" [3.2 Terrain chart]. Seed 9
+    // throws 3 1 5; at -1 for cover that is 2 0 4: one hit. A fresh target
+    // in woods becomes spent; the same fresh piece in buildings takes it as spent: it
+    // must retreat.
+    let woods = FireFacts {
+        target_cover: vec![Cover::Woods],
+        ..FireFacts::default()
+    };
+    let mut target = piece("b", UnitKind::Infantry);
+    let v = attack(9, woods, piece("a", UnitKind::Infantry), &mut target);
+    assert_eq!((v.roll.hits(), v.result.effect), (1, Effect::Spent));
+    let buildings = FireFacts {
+        target_cover: vec![Cover::Buildings],
+        ..FireFacts::default()
+    };
+    let mut target = piece("b", UnitKind::Infantry);
+    let v = attack(9, buildings, piece("a", UnitKind::Infantry), &mut target);
+    assert_eq!(
+        (v.roll.hits(), v.result.status_before, v.result.effect),
+        (1, Status::Spent, Effect::Retreat)
+    );
+    assert!(
+        v.result.notes[0].contains("in buildings"),
+        "{:?}",
+        v.result.notes
+    );
+}

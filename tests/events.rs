@@ -200,7 +200,9 @@ fn stepping_forward_inside_an_enemy_field_of_fire_without_attacking_is_a_warning
     let before = mini_before();
     // r1 steps 0.5 in north to (10, 12.355): its front edge at 12.1675 is 0.7925 in
     // from b1's front edge (11.375), so no contact, and the whole block lies in b1's
-    // field of fire (y 11.375..13.125). Legal (margin 5.25 - 0.5 = 4.75) with a warning.
+    // field of fire (y 11.375..13.125). It started in that field of fire too, so it may
+    // stay ("puedes permanecer allí SI: estás a cubierto; otra pieza amiga Ataca … a ese
+    // enemigo" [3.2]): legal (margin 5.25 - 0.5 = 4.75) with a warning naming the terms.
     let after = with(&before, "r1", Some(at("r1", 10.0, 12.355, 0.0, Fresh)));
     let events = EventDeriver::new(&s).events(&s, &table(&s, &before), &table(&s, &after), false);
     let m = only_move(&events);
@@ -210,7 +212,7 @@ fn stepping_forward_inside_an_enemy_field_of_fire_without_attacking_is_a_warning
     assert_eq!(
         m.verdict.warnings,
         [
-            "ends with the majority of the piece in the field of fire of b1: allowed only when attacking or supporting an attack"
+            "stays in the field of fire of b1 without cover: allowed only if another piece attacks b1 this move; else it must attack or leave"
         ]
     );
 }

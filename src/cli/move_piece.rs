@@ -34,7 +34,8 @@ pub struct Args {
     pub json: bool,
 }
 
-fn parse_pose(s: &str) -> Result<Pose, String> {
+/// X,Y,HEADING in map inches and degrees.
+pub fn parse_pose(s: &str) -> Result<Pose, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     let nums: Result<Vec<f64>, _> = parts.iter().map(|p| p.parse::<f64>()).collect();
     match nums.as_deref() {

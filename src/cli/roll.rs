@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use aide::dice::combat::{Combat, Engagement, FirePlan, bombard};
+use aide::dice::combat::{Combat, Engagement, FirePlan, bombard, daylight};
 use aide::dice::{Notation, RollId, Roller};
 use aide::rules::RuleSet as _;
-use aide::rules::pub_battles::{PubBattles, combat, in_field_of_fire, line_of_sight};
+use aide::rules::pub_battles::{PubBattles, combat, in_field_of_fire};
 use aide::rules::{nbc, ohw_hex};
 use aide::scenario::{RulesId, Scenario, load_state};
-use aide::table::{Piece, TableState};
+use aide::table::{Piece, Pose, TableState};
 use anyhow::{Context, bail};
 
 /// Roll dice: "3d6 hits 4+ -1", "2d6", "d3", "d8", "4d6 dl1". Every roll prints its id;
@@ -32,9 +32,17 @@ pub struct Args {
     /// ATTACKER DEFENDER: the attacker moved into contact with the defender.
     #[arg(long, num_args = 2, value_names = ["ATTACKER", "DEFENDER"], requires = "scenario", conflicts_with_all = ["notation", "bombard"])]
     pub combat: Option<Vec<String>>,
+    /// With --combat: where the attacker began its move, X,Y,HEADING (as `aide move
+    /// --to`), so hill cover ("if Attacker moved from lower ground") and the river
+    /// crossing are judged from there.
+    #[arg(long, value_parser = super::move_piece::parse_pose, requires = "combat")]
+    pub attacker_from: Option<Pose>,
     /// GUN TARGET: fresh artillery not in contact fires at a target it sees within 1 foot move.
     #[arg(long, num_args = 2, value_names = ["GUN", "TARGET"], requires = "scenario", conflicts_with = "notation")]
     pub bombard: Option<Vec<String>>,
+    /// The night turn: "Sin ataques ni bombardeos" [3.2], so --combat and --bombard refuse.
+    #[arg(long)]
+    pub night: bool,
     /// Print JSON instead of text for a person.
     #[arg(long)]
     pub json: bool,
@@ -51,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         _ => None,
     };
     if let Some((pair, scenario, state, is_bombardment)) = table_roll {
+        daylight(args.night)?;
         let scenario = Scenario::load(scenario)?;
         let table = load_state(&scenario, state)?;
         match scenario.rules {
@@ -68,7 +77,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return if is_bombardment {
             roll_bombardment(&rules, &scenario, &table, a, b, &mut roller, args.json)
         } else {
-            roll_combat(&rules, &scenario, &table, a, b, &mut roller, args.json)
+            roll_combat(
+                &rules,
+                &scenario,
+                &table,
+                (a, b, args.attacker_from),
+                &mut roller,
+                args.json,
+            )
         };
     }
     let notation: Notation = args.notation.as_deref().unwrap_or_default().parse()?;
@@ -115,8 +131,7 @@ fn roll_combat(
     rules: &PubBattles,
     scenario: &Scenario,
     table: &TableState,
-    attacker: &Piece,
-    defender: &Piece,
+    (attacker, defender, attacker_from): (&Piece, &Piece, Option<Pose>),
     roller: &mut Roller,
     json: bool,
 ) -> anyhow::Result<()> {
@@ -138,13 +153,29 @@ fn roll_combat(
             }
         );
     };
-    let attacker_facts = combat::fire_facts(rules, scenario, table, attacker, defender, true);
-    let defender_facts = combat::fire_facts(rules, scenario, table, defender, attacker, false);
+    let attacker_facts = combat::fire_facts_from(
+        rules,
+        scenario,
+        table,
+        attacker,
+        defender,
+        true,
+        attacker_from,
+    );
+    let defender_facts = combat::fire_facts_from(
+        rules,
+        scenario,
+        table,
+        defender,
+        attacker,
+        false,
+        attacker_from,
+    );
     let mut fight = Combat::new(
         combat::edition(rules),
         engagement,
-        combat::combatant(rules, table, attacker),
-        combat::combatant(rules, table, defender),
+        combat::combatant_on(rules, scenario, table, attacker),
+        combat::combatant_on(rules, scenario, table, defender),
     )?;
     let plans = fight.preview(&attacker_facts, &defender_facts)?;
     let round = fight.fire(roller, &attacker_facts, &defender_facts)?;
@@ -171,7 +202,7 @@ fn roll_combat(
     Ok(())
 }
 
-/// A bombardment: "Fresh, not in contact … one target, up to 1 full foot move", seen.
+/// A bombardment, when [`combat::bombardment`] allows it.
 fn roll_bombardment(
     rules: &PubBattles,
     scenario: &Scenario,
@@ -181,24 +212,21 @@ fn roll_bombardment(
     roller: &mut Roller,
     json: bool,
 ) -> anyhow::Result<()> {
-    let in_contact = table
-        .pieces
-        .iter()
-        .any(|p| p.side != gun.side && !p.kind.is_hq() && combat::in_contact(rules, gun, p));
-    if in_contact {
-        bail!("{} is in contact with the enemy and cannot bombard", gun.id);
-    }
-    let sight = line_of_sight(rules, scenario, table, gun, target);
-    if !sight.can_see {
-        let why = sight.blocked_by.map(|b| b.reason).unwrap_or_default();
-        bail!("{} cannot see {}: {why}", gun.id, target.id);
+    let verdict = combat::bombardment(rules, scenario, table, gun, target);
+    if !verdict.allowed {
+        bail!(
+            "{} may not bombard {}: {}",
+            gun.id,
+            target.id,
+            verdict.problems.join("; ")
+        );
     }
     let facts = combat::fire_facts(rules, scenario, table, gun, target, true);
-    let mut victim = combat::combatant(rules, table, target);
+    let mut victim = combat::combatant_on(rules, scenario, table, target);
     let volley = bombard(
         roller,
         combat::edition(rules),
-        &combat::combatant(rules, table, gun),
+        &combat::combatant_on(rules, scenario, table, gun),
         &mut victim,
         facts,
     )?;
@@ -206,13 +234,13 @@ fn roll_bombardment(
         println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({"volley": volley, "roll_id": roller.id()})
+                &serde_json::json!({"verdict": verdict, "volley": volley, "roll_id": roller.id()})
             )?
         );
     } else {
         println!(
-            "{} bombards {} at {:.2} in",
-            gun.id, target.id, sight.distance_in
+            "{} bombards {} at {:.2} in (range {:.2} in)",
+            gun.id, target.id, verdict.distance_in, verdict.range_in
         );
         println!("{volley}");
         println!("replay: --seed {}", roller.id());

@@ -205,6 +205,8 @@ pub enum CombatError {
     ArtilleryCannotAttack(String),
     #[error("{0} is artillery: \"Artillery can receive Support but cannot Support\"")]
     ArtilleryCannotSupport(String),
+    #[error("no attacks or bombardments at night: \"Sin ataques ni bombardeos\" (3.2, Night Turn)")]
+    NightTurn,
     #[error("a bombardment is one shot, not a combat: use bombard()")]
     BombardmentIsNotACombat,
     #[error("{0} cannot bombard: only Fresh artillery bombards")]
@@ -225,6 +227,17 @@ pub enum CombatError {
         "the {0:?}'s lead piece {1} is still fighting: a supporter can only step up when it is gone"
     )]
     LeadStillIn(Side, String),
+}
+
+/// Whether the dice may be thrown at all this turn. "Turno Nocturno: Saca fichas y mover
+/// como siempre, excepto: Sin ataques ni bombardeos." [3.2] Every combat and bombardment
+/// rolled from the table asks here first.
+pub fn daylight(night: bool) -> Result<(), CombatError> {
+    if night {
+        Err(CombatError::NightTurn)
+    } else {
+        Ok(())
+    }
 }
 
 /// Dice a piece throws.
@@ -571,6 +584,10 @@ pub struct Volley {
 
 /// Plan, throw and apply one shot. The rules engine uses this for the extra pieces of a
 /// multi-piece combat, which "fire in the order they became involved".
+///
+/// Terrain chart, Buildings [3.0/3.2]: "Pieces in Buildings become Spent and cannot
+/// Rally." A target the facts put in buildings takes its hits as Spent whichever side
+/// is up: one hit makes it retreat, two destroy it.
 pub fn volley(
     roller: &mut Roller,
     shot: &Shot,
@@ -579,7 +596,21 @@ pub fn volley(
 ) -> Result<Volley, CombatError> {
     let plan = plan(shot, shooter, target)?;
     let roll = plan.notation().roll(roller);
-    let result = apply_hits(target, roll.hits(), shot.edition, shot.engagement);
+    let spent_by_buildings =
+        shot.facts.target_cover.contains(&Cover::Buildings) && target.status == Status::Fresh;
+    if spent_by_buildings {
+        target.status = Status::Spent;
+    }
+    let mut result = apply_hits(target, roll.hits(), shot.edition, shot.engagement);
+    if spent_by_buildings {
+        result.notes.insert(
+            0,
+            format!(
+                "{} is in buildings: \"Pieces in Buildings become Spent\", so it takes the hits as spent",
+                target.id
+            ),
+        );
+    }
     Ok(Volley { plan, roll, result })
 }
 

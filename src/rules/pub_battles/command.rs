@@ -1,6 +1,5 @@
 //! Command range and rally range.
 
-use geo::{Distance, Euclidean, Point};
 use serde::Serialize;
 
 use super::{PubBattles, Variant};
@@ -25,13 +24,14 @@ pub struct CommandVerdict {
 /// touch the piece, not extend across the majority." [3.2] "Army Commanders may order
 /// attacks for all units of their army" [3.2], so the army HQ commands every unit too.
 ///
-/// Measured edge to edge ("as measured from closest edges", QS); the quick start's
-/// "command is determined from one point" measures from the HQ's centre.
+/// Measured edge to edge in every variant: the quick start says it outright, "Command
+/// Range – 1/3 mounted move as measured from closest edges" (QS); its "command is
+/// determined from one point" means the HQ commands from one place per activation
+/// ("you cannot move and command from different places"), not from its centre.
 ///
 /// A corps HQ is measured to its army HQ, the range in which "the Army Commander may
 /// roll to Alter for a subordinate". `None` when the piece has no commanding HQ.
 pub fn command_range(
-    rules: &PubBattles,
     scenario: &Scenario,
     table: &TableState,
     piece: &Piece,
@@ -70,14 +70,10 @@ pub fn command_range(
         .iter()
         .filter_map(|id| table.piece(id))
         .map(|hq| {
-            let d = match rules.variant {
-                Variant::QuickStart => Euclidean.distance(
-                    &Point::from(hq.footprint.center),
-                    &piece.footprint.polygon(),
-                ),
-                _ => edge_distance(&hq.footprint.polygon(), &piece.footprint.polygon()),
-            };
-            (hq, d)
+            (
+                hq,
+                edge_distance(&hq.footprint.polygon(), &piece.footprint.polygon()),
+            )
         })
         .min_by(|a, b| a.1.total_cmp(&b.1));
     Some(match nearest {
@@ -107,6 +103,8 @@ pub struct RallyContext {
     pub in_enemy_fof: bool,
     /// An enemy is within 1/3 foot move.
     pub enemy_within_third_foot: bool,
+    /// The majority of the piece stands in buildings.
+    pub in_buildings: bool,
 }
 
 /// Whether a Spent piece may rally where it stands.
@@ -118,6 +116,9 @@ pub struct RallyContext {
 /// [3.0] "cannot Rally while in contact… or in enemy FoF"; the train range is its
 /// Baggage option, applied here as in 3.2.
 /// (QS) a unit rallies if "not within 1/3 foot move of an enemy unit and does not move".
+///
+/// Terrain chart, Buildings [3.0/3.2]: "Pieces in Buildings become Spent and cannot
+/// Rally." The quick start has no buildings rule; the chart is applied to it as well.
 ///
 /// `None` for pieces that never rally (HQs, trains).
 pub fn rally(
@@ -165,6 +166,11 @@ pub fn rally(
     };
     let (possible, reason) = if piece.status == Status::Fresh {
         (false, "already fresh".to_owned())
+    } else if ctx.in_buildings {
+        (
+            false,
+            "in buildings: \"Pieces in Buildings become Spent and cannot Rally\"".to_owned(),
+        )
     } else {
         match rules.variant {
             Variant::QuickStart if ctx.enemy_within_third_foot => {

@@ -7,7 +7,7 @@ use super::fire::in_field_of_fire;
 use super::terrain::{occupancy, road_column};
 use super::{PubBattles, Variant};
 use crate::geom::{Edge, Footprint};
-use crate::scenario::{Scenario, TerrainKind};
+use crate::scenario::{Scenario, TerrainKind, Unit};
 use crate::table::{Piece, TableState, UnitKind};
 
 /// Two footprints touching along an edge each.
@@ -127,8 +127,8 @@ pub fn is_behind_front_line(defender: &Footprint, attacker_centre: Coord<f64>) -
 /// Enemies in contact that flank piece `i`, by the variant's rule.
 ///
 /// - 3.2: an attacker in contact whose centre is behind the defender's front line.
-///   "Defenders cannot be Flanked" in Buildings; a piece in Road Column is treated as
-///   flanked by every attacker in contact.
+///   "Defenders cannot be Flanked" in Buildings; a piece in Road Column, or enveloped
+///   ([`enveloped_with`]), is treated as flanked by every attacker in contact.
 /// - 3.0: "IF they are in your FoF but the majority of your piece is not in the enemy's
 ///   FoF": enemies that hold the defender in their FoF without standing in its FoF.
 /// - Quick start: "a single unit is contacting the rear of a unit, or a unit is contacted
@@ -149,7 +149,8 @@ pub fn flanked_by(
     let flankers: Vec<String> = match rules.variant {
         Variant::V32 => {
             let column = !contacts[i].is_empty()
-                && road_column(rules, &scenario.terrain, defender).is_some();
+                && (road_column(rules, &scenario.terrain, defender).is_some()
+                    || enveloped_with(rules, table, i, contacts).is_some());
             touching
                 .filter(|a| column || is_behind_front_line(&defender.footprint, a.footprint.center))
                 .map(|a| a.id.clone())
@@ -187,7 +188,7 @@ pub fn flanked_by(
 /// Whether `supporter` may support `lead` by kind.
 /// [3.2] "Artillery can receive Support but cannot Support."
 /// (QS) only infantry supports infantry or artillery; only cavalry supports cavalry.
-fn may_support(variant: Variant, supporter: UnitKind, lead: UnitKind) -> bool {
+pub(super) fn may_support(variant: Variant, supporter: UnitKind, lead: UnitKind) -> bool {
     if !supporter.is_combat() || !lead.is_combat() || supporter.is_artillery() {
         return false;
     }
@@ -230,4 +231,68 @@ pub fn support_for<'t>(
         })
         .max_by(|(_, a), (_, b)| a.overlap_in.total_cmp(&b.overlap_in))
         .map(|(p, _)| p)
+}
+
+/// The other piece of an envelopment piece `i` is caught in, by index. "Envolvimiento:
+/// Cuando un defensor apoyado es atacado por delante y por detrás, el Apoyo se rompe.
+/// Trata esto como 2 combates separados, con ambos defensores como Flanqueados." [3.2]
+///
+/// A lead and the piece directly behind it in support, each touching an enemy (the lead
+/// from the front, the supporter from behind: their attackers can touch them nowhere
+/// else without touching the pair's shared edge). Only 3.2 has the rule.
+pub fn enveloped_with(
+    rules: &PubBattles,
+    table: &TableState,
+    i: usize,
+    contacts: &[Vec<usize>],
+) -> Option<usize> {
+    if rules.variant != Variant::V32 || contacts[i].is_empty() {
+        return None;
+    }
+    let piece = &table.pieces[i];
+    let index = |p: &Piece| table.pieces.iter().position(|q| q.id == p.id);
+    if let Some(s) = support_for(rules, table, piece).and_then(index)
+        && !contacts[s].is_empty()
+    {
+        return Some(s);
+    }
+    (0..table.pieces.len()).find(|&j| {
+        j != i
+            && !contacts[j].is_empty()
+            && table.pieces[j].side == piece.side
+            && support_for(rules, table, &table.pieces[j]).is_some_and(|s| s.id == piece.id)
+    })
+}
+
+/// The reserve piece that supports `lead` from behind its HQ. "Si tu HQ está
+/// directamente detrás de una pieza, puedes contar la primera pieza en Reserva como
+/// Apoyo." [3.2 Reservas Ocultas]
+///
+/// The lead's own command HQ with a face touching the lead's rear edge (as a supporter
+/// would), and the first unit of that command, in the scenario's order, that is off the
+/// table and may support the lead by kind: off the table is where Reserve pieces wait,
+/// on the HQ's Reserve card. Only 3.2 has the rule.
+pub fn reserve_support<'s>(
+    rules: &PubBattles,
+    scenario: &'s Scenario,
+    table: &TableState,
+    lead: &Piece,
+) -> Option<&'s Unit> {
+    if rules.variant != Variant::V32 || !lead.kind.is_combat() {
+        return None;
+    }
+    let command = lead.command.as_deref()?;
+    let hq = table.piece(scenario.command(command)?.hq.as_deref()?)?;
+    let behind = EDGES
+        .iter()
+        .any(|&e| edge_contact(rules, &lead.footprint, Edge::Rear, &hq.footprint, e).is_some());
+    if !behind {
+        return None;
+    }
+    scenario.units.iter().find(|u| {
+        u.command.as_deref() == Some(command)
+            && u.side == lead.side
+            && table.piece(&u.id).is_none()
+            && may_support(rules.variant, u.kind, lead.kind)
+    })
 }

@@ -17,7 +17,7 @@ use super::PubBattles;
 use super::sight::line_of_sight;
 use crate::geom::{Footprint, area_inside_convex};
 use crate::scenario::Scenario;
-use crate::table::{Piece, TableState};
+use crate::table::{Piece, TableState, UnitKind};
 
 /// The corners of a footprint's field of fire: a trapezoid in front of it, in order
 /// front-left, front-right, far-right, far-left.
@@ -65,6 +65,12 @@ pub fn in_field_of_fire(
     })
 }
 
+/// Whether a kind projects a field of fire: infantry, dragoons and artillery, and
+/// detachments when [`Options::detachment_fof`](super::Options) reads them as infantry.
+pub fn projects_fof(rules: &PubBattles, kind: UnitKind) -> bool {
+    kind.has_field_of_fire() || (kind == UnitKind::Detachment && rules.options.detachment_fof)
+}
+
 /// [`in_field_of_fire`] with the sight test supplied, so a whole-table check can reuse
 /// the sight it already traced. Sight is only asked for once the geometry holds.
 pub(super) fn fire_given_sight(
@@ -75,21 +81,34 @@ pub(super) fn fire_given_sight(
     target: &Piece,
     can_see: impl FnOnce() -> bool,
 ) -> Option<f64> {
-    if !shooter.kind.has_field_of_fire() || shooter.side == target.side || target.kind.is_hq() {
+    if !projects_fof(rules, shooter.kind) || shooter.side == target.side || target.kind.is_hq() {
         return None;
     }
     let fraction = fof_fraction(rules, scenario, shooter, target);
     if !rules.is_majority(fraction) || !can_see() {
         return None;
     }
+    friend_in_line_of_fire(table, shooter, target)
+        .is_none()
+        .then_some(fraction)
+}
+
+/// The first friendly piece of the shooter's on the line of fire, the line between the
+/// two centres: "Puedes ver a través de piezas pero no puedes disparar a través / sobre
+/// piezas amigas" [3.2]. HQs never block.
+pub fn friend_in_line_of_fire<'t>(
+    table: &'t TableState,
+    shooter: &Piece,
+    target: &Piece,
+) -> Option<&'t Piece> {
     let fire_line = Line::new(shooter.footprint.center, target.footprint.center);
-    let friend_in_the_way = table.pieces.iter().any(|p| {
+    table.pieces.iter().find(|p| {
         p.side == shooter.side
             && p.id != shooter.id
+            && p.id != target.id
             && !p.kind.is_hq()
             && Euclidean.distance(&fire_line, &Point::from(p.footprint.center))
                 <= p.footprint.radius()
             && p.footprint.polygon().intersects(&fire_line)
-    });
-    (!friend_in_the_way).then_some(fraction)
+    })
 }

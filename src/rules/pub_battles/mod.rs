@@ -23,8 +23,11 @@ use crate::scenario::{RulesId, Scenario};
 use crate::table::{Piece, Pose, Status, TableState};
 
 pub use command::{CommandVerdict, RallyContext, command_range, rally};
-pub use contact::{Contact, contact, flanked_by, is_behind_front_line, support_for};
-pub use fire::{fof_fraction, fof_polygon, in_field_of_fire};
+pub use contact::{
+    Contact, contact, enveloped_with, flanked_by, is_behind_front_line, reserve_support,
+    support_for,
+};
+pub use fire::{fof_fraction, fof_polygon, friend_in_line_of_fire, in_field_of_fire, projects_fof};
 pub use movement::check_move;
 pub use sight::line_of_sight;
 pub use terrain::{Occupancy, occupancy, road_column};
@@ -54,10 +57,35 @@ pub struct Options {
     pub contact_overlap_fraction: f64,
     /// "See into Woods and Buildings up to the thickness of a piece: 3/8"" [3.2].
     pub see_into_in: f64,
+    /// How that 3/8 in is measured ([`SeeInto`]).
+    pub see_into: SeeInto,
+    /// Whether detachments project a field of fire. "La Infantería, Dragones y Artillería
+    /// proyectan un Campo de Fuego" and detachments are "Pequeñas unidades de infantería
+    /// que luchan en formación de escaramuza" [3.2]: small infantry units, so they do
+    /// (true). The text does not name them; false reads the list as closed.
+    pub detachment_fof: bool,
+    /// Whether two pieces on the same hill see each other across its crest. "Puedes ver
+    /// sobre una Colina hasta la cresta: el punto central entre laderas" [3.2]: sight
+    /// reaches the crest and no farther, so a piece on the far slope is hidden from one
+    /// on the near slope (false). True reads the rule as being about looking onto a hill
+    /// from off it, so pieces on one hill look across its top.
+    pub sight_across_own_crest: bool,
+    /// Whether a move that crosses a hill's crest crosses a slope. "Reduced to cross a
+    /// slope" [3.0/3.2 chart]: a move from one slope over the crest to the other stays on
+    /// the hill, at its level, and crosses no slope's foot (false). True reads going over
+    /// the top as climbing one slope and descending the other.
+    pub crest_is_a_slope: bool,
+    /// Where a defender's hill cover is judged from ([`HillCoverFrom`]).
+    pub hill_cover_from: HillCoverFrom,
     /// A piece is in road column when its long axis lies within this angle of the road.
     pub road_column_angle_deg: f64,
     /// A heading change smaller than this is not a facing change (hand jitter).
     pub facing_tolerance_deg: f64,
+    /// The quick start's artillery "Line of Fire": "The target must lay within a
+    /// 45-degree angle from the front" (QS). Read as up to 45 degrees either side of
+    /// straight ahead, from the gun's centre ("measured from the center of a unit"), as
+    /// the field of fire's 45 degrees open each side; 22.5 would read a 45 degree total.
+    pub qs_line_of_fire_half_angle_deg: f64,
 }
 
 impl Default for Options {
@@ -68,10 +96,41 @@ impl Default for Options {
             contact_angle_deg: 10.0,
             contact_overlap_fraction: 0.5,
             see_into_in: 0.375,
+            see_into: SeeInto::FromTheEdge,
+            detachment_fof: true,
+            sight_across_own_crest: false,
+            crest_is_a_slope: false,
+            hill_cover_from: HillCoverFrom::StartOfMove,
             road_column_angle_deg: 20.0,
             facing_tolerance_deg: 5.0,
+            qs_line_of_fire_half_angle_deg: 45.0,
         }
     }
+}
+
+/// How far sight reaches into woods and buildings is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeeInto {
+    /// How deep the piece stands inside, from the wood's edge to where the sight line
+    /// meets the piece: "hasta el grosor de una pieza: 3/8"" [3.2] is a depth into the
+    /// wood (a piece's thickness), whatever the slant of the line. The default.
+    FromTheEdge,
+    /// The length of the sight line inside the wood: a slanting line reaches less deep.
+    AlongSightLine,
+}
+
+/// Where "Cover for Defender if Attacker moved from lower ground" [3.0/3.2 chart] is
+/// judged from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HillCoverFrom {
+    /// The hill level the attacker started its move on, when the move is known (`aide
+    /// move`, `aide roll --attacker-from`); its level now otherwise. "moved from lower
+    /// ground" names where it came from. The default.
+    StartOfMove,
+    /// The attacker's hill level where it stands now, always.
+    CurrentLevel,
 }
 
 /// The Pub Battles rules engine.
@@ -156,6 +215,10 @@ impl RuleSet for PubBattles {
                     .and_then(|s| table.pieces.iter().position(|q| q.id == s.id))
             })
             .collect();
+        // "el Apoyo se rompe" when the pair is enveloped.
+        let enveloped: Vec<bool> = (0..table.pieces.len())
+            .map(|i| enveloped_with(self, table, i, &contacts).is_some())
+            .collect();
         // Distance and sight once per unordered enemy pair: sight is symmetric here
         // (centre to centre, the 3/8 in allowance and the hill rule at either end).
         let n = table.pieces.len();
@@ -193,7 +256,7 @@ impl RuleSet for PubBattles {
             .enumerate()
             .map(|(i, piece)| {
                 let occ = &occupancies[i];
-                let command = command_range(self, scenario, table, piece);
+                let command = command_range(scenario, table, piece);
                 let mut fof_detail = Vec::new();
                 let mut can_see = Vec::new();
                 let mut enemies_near = Vec::new();
@@ -229,6 +292,7 @@ impl RuleSet for PubBattles {
                     in_contact: !contacts[i].is_empty() || supports_a_piece_in_contact,
                     in_enemy_fof: !fof_detail.is_empty(),
                     enemy_within_third_foot: !enemies_near.is_empty(),
+                    in_buildings: occ.kind == Some(crate::scenario::TerrainKind::Buildings),
                 };
                 PieceReport {
                     id: piece.id.clone(),
@@ -249,7 +313,15 @@ impl RuleSet for PubBattles {
                         .iter()
                         .map(|&j| table.pieces[j].id.clone())
                         .collect(),
-                    supported_by: supporters[i].map(|s| table.pieces[s].id.clone()),
+                    supported_by: if enveloped[i] {
+                        None
+                    } else {
+                        supporters[i]
+                            .map(|s| table.pieces[s].id.clone())
+                            .or_else(|| {
+                                reserve_support(self, scenario, table, piece).map(|u| u.id.clone())
+                            })
+                    },
                     in_road_column: road_column(self, &scenario.terrain, piece).is_some(),
                     enemies_within_third_foot: enemies_near,
                     rally: rally(self, scenario, table, piece, ctx),

@@ -12,16 +12,22 @@
 //! between the two centres, with the fewest facing changes that explain it: none or one
 //! (free) when the line lies within 45 degrees of the start or the end heading, else two
 //! (turn, move, turn), one of which costs 1/3. Entering or leaving column costs 1/3; the
-//! x2 applies when the piece starts and ends in column on the same road.
+//! x2 applies when the piece starts and ends in column on the same road. The ground the
+//! piece sweeps on the way is the convex hull of its start and end footprints (exact for
+//! a move that keeps its heading, as a column march does): the column's and the night's
+//! distance from the enemy, and the column's friendly pieces, are judged on all of it.
 
-use geo::{BoundingRect, Contains, Intersects, Line, MultiPolygon, Point};
+use geo::{BoundingRect, Contains, ConvexHull, Coord, Intersects, Line, MultiPolygon, Point, Rect};
 
 use super::command::command_range;
-use super::contact::contact;
+use super::contact::{contact, edge_contact, may_support};
 use super::fire::in_field_of_fire;
-use super::terrain::{elevation_at, near, road_column};
+use super::terrain::{elevation_at, near, occupancy, road_column};
 use super::{PubBattles, Variant};
-use crate::geom::{edge_distance, heading_difference, inside_intervals, vector_heading};
+use crate::geom::{
+    Edge, Footprint, area_inside_convex, edge_distance, heading_difference, inside_intervals,
+    vector_heading,
+};
 use crate::rules::MoveVerdict;
 use crate::scenario::{Scenario, TerrainKind};
 use crate::table::{MovementClass, Piece, Pose, Status, TableState, UnitKind};
@@ -77,6 +83,17 @@ pub fn check_move(
     {
         problems.push("rallying (turning fresh) is done instead of moving".into());
     }
+    // Terrain chart, Buildings: "Pieces in Buildings become Spent and cannot Rally."
+    if piece.kind.is_combat()
+        && to_status == Status::Fresh
+        && occupancy(rules, &scenario.terrain, &moved.footprint).kind
+            == Some(TerrainKind::Buildings)
+    {
+        problems.push(
+            "ends fresh in buildings: \"Pieces in Buildings become Spent and cannot Rally\": lay it flat (spent)"
+                .into(),
+        );
+    }
 
     let terrain = &scenario.terrain;
     let from_column = road_column(rules, terrain, piece);
@@ -130,9 +147,15 @@ pub fn check_move(
         }
     }
 
-    // Terrain along the path and at the end.
-    let path_box = path.bounding_rect();
+    // Terrain along the path and at the end. Features near the path or the end
+    // footprint are looked at, so an end pose is judged alike from every direction.
     let end_poly = moved.footprint.polygon();
+    let search = cover_both(
+        path.bounding_rect(),
+        end_poly
+            .bounding_rect()
+            .expect("a footprint has four corners"),
+    );
     let ignores_terrain =
         column_march || (piece.kind.is_hq() && rules.variant == Variant::QuickStart);
     let mut difficult: Vec<String> = Vec::new();
@@ -141,9 +164,24 @@ pub fn check_move(
         .iter()
         .filter(|f| matches!(f.kind, TerrainKind::Bridge | TerrainKind::Ford))
         .collect();
-    for f in near(terrain, &path_box) {
-        let crosses = f.area.intersects(&path) || f.area.intersects(&end_poly);
-        if !crosses {
+    let mut areal = Vec::new();
+    for f in near(terrain, &search) {
+        if f.kind == TerrainKind::Crest {
+            // "Reduced to cross a slope": over the crest only by Options::crest_is_a_slope.
+            let over = f.line.as_ref().is_some_and(|l| l.intersects(&path));
+            if over && rules.options.crest_is_a_slope && !ignores_terrain {
+                difficult.push(format!(
+                    "{} (crest)",
+                    f.hill
+                        .as_deref()
+                        .and_then(|h| hill_name(terrain, h))
+                        .unwrap_or("hill")
+                ));
+            }
+            continue;
+        }
+        let on_path = f.area.intersects(&path);
+        if !on_path && !f.area.intersects(&end_poly) {
             continue;
         }
         let name = f
@@ -167,7 +205,7 @@ pub fn check_move(
                     problems.push(format!(
                         "{name}: rivers are crossed only at bridges and fords"
                     ));
-                } else if !column_march {
+                } else if on_path && !column_march {
                     difficult.push(name);
                 }
             }
@@ -185,14 +223,11 @@ pub fn check_move(
                         }
                     ));
                 } else if !ignores_terrain {
-                    difficult.push(name);
+                    areal.push(f);
                 }
             }
-            TerrainKind::Woods | TerrainKind::Buildings | TerrainKind::Stream
-                if !ignores_terrain =>
-            {
-                difficult.push(name)
-            }
+            TerrainKind::Woods | TerrainKind::Buildings if !ignores_terrain => areal.push(f),
+            TerrainKind::Stream if on_path && !ignores_terrain => difficult.push(name),
             TerrainKind::Hill if !ignores_terrain => {
                 let slope = f
                     .area
@@ -207,7 +242,27 @@ pub fn check_move(
             _ => {}
         }
     }
+    if !areal.is_empty() {
+        let under = |t: f64| {
+            let (heading, status) = if t < 0.5 {
+                (piece.pose.heading_deg, piece.status)
+            } else {
+                (to.heading_deg, to_status)
+            };
+            let c = path.start + path.delta() * t;
+            scenario.footprint(unit, Pose::new(c.x, c.y, heading), status)
+        };
+        difficult.extend(moved_through_by_majority(
+            rules,
+            scenario,
+            &areal,
+            path,
+            [piece.footprint, moved.footprint],
+            under,
+        ));
+    }
     if !difficult.is_empty() {
+        difficult.sort();
         difficult.dedup();
         thirds_lost += 1;
         costs.push(format!(
@@ -218,6 +273,9 @@ pub fn check_move(
 
     // Other pieces.
     let third_foot = m.foot_move_in / 3.0;
+    let start_poly = piece.footprint.polygon();
+    let swept = MultiPolygon(vec![start_poly.clone(), end_poly.clone()]).convex_hull();
+    let swept_ring: Vec<Coord<f64>> = swept.exterior().0.iter().skip(1).copied().collect();
     let mut attacking = Vec::new();
     for other in table.pieces.iter().filter(|o| o.id != piece.id) {
         let other_poly = other.footprint.polygon();
@@ -227,13 +285,22 @@ pub fn check_move(
             } else if other_poly.intersects(&path) {
                 problems.push(format!("cannot move through enemy piece {}", other.id));
             }
-            let before = edge_distance(&piece.footprint.polygon(), &other_poly);
+            let before = edge_distance(&start_poly, &other_poly);
             let after = edge_distance(&end_poly, &other_poly);
-            // [3.2] "you cannot move within 1/3 foot move of the enemy"; [3.0] a column
-            // "cannot move into an enemy FoF".
-            if column_march && rules.variant != Variant::V30 && after < third_foot {
-                problems.push(format!("a road column cannot move within 1/3 foot move ({third_foot:.2} in) of enemy {}: {after:.2} in", other.id));
+            let along = || edge_distance(&swept, &other_poly);
+            // [3.2] "No puedes mover a menos de 1/3 de movimiento a pie del enemigo": on
+            // the whole path, unless the move only takes the column farther away.
+            if column_march && rules.variant != Variant::V30 {
+                let nearest = along();
+                if after < third_foot || (nearest < third_foot && nearest < before - 1e-9) {
+                    problems.push(format!(
+                        "a road column cannot move within 1/3 foot move ({third_foot:.2} in) of enemy {}: {:.2} in on its way",
+                        other.id,
+                        nearest.min(after)
+                    ));
+                }
             }
+            // [3.0] a column "cannot move into an enemy FoF".
             if column_march
                 && rules.variant == Variant::V30
                 && in_field_of_fire(rules, scenario, table, other, &moved).is_some()
@@ -243,9 +310,26 @@ pub fn check_move(
                     other.id
                 ));
             }
-            if night && after < third_foot && after < before {
-                problems.push(format!("at night no piece may approach within 1/3 foot move ({third_foot:.2} in) of the enemy: {} at {after:.2} in", other.id));
+            // [3.2] Night: "No puedes acercarte al enemigo a menos de 1/3 del movimiento a
+            // pie", on the way as at the end.
+            if night {
+                let nearest = along();
+                if nearest < third_foot && nearest < before - 1e-9 {
+                    problems.push(format!("at night no piece may approach within 1/3 foot move ({third_foot:.2} in) of the enemy: {} at {nearest:.2} in on its way", other.id));
+                }
             }
+        }
+        // [3.2] Road column, "No puedes mover a través de piezas amigas": the ground the
+        // column sweeps overlaps a friendly piece (more than a hand's 0.01 sq in).
+        if column_march
+            && other.side == piece.side
+            && !other.kind.is_hq()
+            && area_inside_convex(&MultiPolygon(vec![other_poly.clone()]), &swept_ring) > 0.01
+        {
+            problems.push(format!(
+                "a road column cannot move through friendly piece {}",
+                other.id
+            ));
         }
         if !other.kind.is_hq()
             && !piece.kind.is_hq()
@@ -259,13 +343,22 @@ pub fn check_move(
         }
     }
     if !attacking.is_empty() {
+        combat_notes(
+            rules,
+            scenario,
+            table,
+            piece,
+            &moved,
+            &attacking,
+            &mut warnings,
+        );
         if night {
             problems.push("no attacks at night".into());
         }
         if piece.kind.is_artillery() && distance > STILL_IN {
             problems.push("artillery can defend but cannot advance to attack".into());
         }
-        if let Some(c) = command_range(rules, scenario, table, piece)
+        if let Some(c) = command_range(scenario, table, piece)
             && !c.in_command
         {
             problems.push(format!(
@@ -274,19 +367,15 @@ pub fn check_move(
             ));
         }
     } else {
-        let in_fof: Vec<String> = table
-            .pieces
-            .iter()
-            .filter(|s| s.side != piece.side)
-            .filter(|s| in_field_of_fire(rules, scenario, table, s, &moved).is_some())
-            .map(|s| s.id.clone())
-            .collect();
-        if !in_fof.is_empty() {
-            warnings.push(format!(
-                "ends with the majority of the piece in the field of fire of {}: allowed only when attacking or supporting an attack",
-                in_fof.join(", ")
-            ));
-        }
+        end_in_enemy_fof(
+            rules,
+            scenario,
+            table,
+            piece,
+            &moved,
+            &mut problems,
+            &mut warnings,
+        );
     }
 
     let allowance = (base * multiplier - f64::from(thirds_lost) * base / 3.0).max(0.0);
@@ -305,5 +394,205 @@ pub fn check_move(
         costs,
         problems,
         warnings,
+    }
+}
+
+/// The smallest rectangle holding both.
+fn cover_both(a: Rect<f64>, b: Rect<f64>) -> Rect<f64> {
+    Rect::new(
+        Coord {
+            x: a.min().x.min(b.min().x),
+            y: a.min().y.min(b.min().y),
+        },
+        Coord {
+            x: a.max().x.max(b.max().x),
+            y: a.max().y.max(b.max().y),
+        },
+    )
+}
+
+/// The areal difficult terrain (woods, buildings, marsh) a move goes through. "Si te
+/// mueves a través de alguno o todos los tipos de terreno difícil … reduce tu movimiento
+/// en 1/3" [3.2], where "moviéndose a través de 2 tipos de terreno, claro y bosque … si
+/// la mayor parte del terreno bajo una pieza es bosque, entonces tratamos a la unidad
+/// como si estuviera en el bosque": the piece moves through a terrain type when, at some
+/// point of its move, the majority of its footprint stands on it. Judged at the start,
+/// the end, and the middle of each stretch where the centre line runs inside one of
+/// `features` (the deepest the piece goes there); `under(t)` is the footprint at a
+/// fraction `t` of the path.
+fn moved_through_by_majority(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    features: &[&crate::scenario::TerrainFeature],
+    path: Line<f64>,
+    ends: [Footprint; 2],
+    under: impl Fn(f64) -> Footprint,
+) -> Vec<String> {
+    let middles = features
+        .iter()
+        .flat_map(|f| f.area.0.iter())
+        .flat_map(|poly| inside_intervals(path, poly))
+        .map(|iv| under((iv.t0 + iv.t1) / 2.0));
+    ends.into_iter()
+        .chain(middles)
+        .filter_map(|fp| {
+            let occ = occupancy(rules, &scenario.terrain, &fp);
+            match occ.kind {
+                Some(k @ (TerrainKind::Woods | TerrainKind::Buildings | TerrainKind::Marsh)) => {
+                    Some(occ.name.unwrap_or_else(|| super::terrain::kebab(k)))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// "No puedes terminar tu movimiento con la mayoría de tu pieza en un FoF enemigo, a menos
+/// que avances al Ataque. (o apoyes un ataque)." "Si comienzas tu movimiento en un FoF
+/// enemigo, puedes permanecer allí SI: estás a cubierto; [u] otra pieza amiga Ataca (los
+/// bombardeos cuentan) a ese enemigo, en este movimiento." [3.2]
+///
+/// A move that ends in an enemy field of fire without attacking is refused, unless the
+/// piece ends directly behind a friendly piece in contact with the enemy (support), or
+/// it started in that same field of fire: then it may stay when in cover, and otherwise
+/// only if another piece attacks that enemy, which one move cannot tell (a warning).
+/// 3.0 lost its Restrictions text and the quick start has none: there it is a warning.
+fn end_in_enemy_fof(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    table: &TableState,
+    piece: &Piece,
+    moved: &Piece,
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    let shooters: Vec<&Piece> = table
+        .pieces
+        .iter()
+        .filter(|s| s.side != piece.side)
+        .filter(|s| in_field_of_fire(rules, scenario, table, s, moved).is_some())
+        .collect();
+    if shooters.is_empty() {
+        return;
+    }
+    if rules.variant != Variant::V32 {
+        warnings.push(format!(
+            "ends with the majority of the piece in the field of fire of {}: allowed only when attacking or supporting an attack",
+            ids(&shooters)
+        ));
+        return;
+    }
+    if let Some(lead) = supported_lead_in_contact(rules, table, piece, moved) {
+        warnings.push(format!(
+            "ends in the field of fire of {}, allowed as support of {lead}, which is in contact",
+            ids(&shooters)
+        ));
+        return;
+    }
+    let cover = occupancy(rules, &scenario.terrain, &moved.footprint).cover();
+    for s in shooters {
+        let stays = in_field_of_fire(rules, scenario, table, s, piece).is_some();
+        match (stays, cover) {
+            (true, Some(c)) => warnings.push(format!(
+                "stays in the field of fire of {}: allowed, it is in cover ({c})",
+                s.id
+            )),
+            (true, None) => warnings.push(format!(
+                "stays in the field of fire of {} without cover: allowed only if another piece attacks {} this move; else it must attack or leave",
+                s.id, s.id
+            )),
+            (false, _) => problems.push(format!(
+                "cannot end the move with the majority of the piece in the field of fire of {} unless attacking or supporting an attack",
+                s.id
+            )),
+        }
+    }
+}
+
+fn ids(pieces: &[&Piece]) -> String {
+    pieces
+        .iter()
+        .map(|p| p.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The friendly piece `moved` ends directly behind in support (its front edge on the
+/// lead's rear edge), when that lead touches an enemy: "(o apoyes un ataque)".
+fn supported_lead_in_contact<'t>(
+    rules: &PubBattles,
+    table: &'t TableState,
+    piece: &Piece,
+    moved: &Piece,
+) -> Option<&'t str> {
+    table
+        .pieces
+        .iter()
+        .filter(|lead| {
+            lead.side == piece.side
+                && lead.id != piece.id
+                && may_support(rules.variant, piece.kind, lead.kind)
+                && edge_contact(
+                    rules,
+                    &lead.footprint,
+                    Edge::Rear,
+                    &moved.footprint,
+                    Edge::Front,
+                )
+                .is_some()
+        })
+        .find(|lead| {
+            table.pieces.iter().any(|e| {
+                e.side != lead.side
+                    && !e.kind.is_hq()
+                    && contact(rules, &lead.footprint, &e.footprint).is_some()
+            })
+        })
+        .map(|lead| lead.id.as_str())
+}
+
+/// A hill's name from its id.
+fn hill_name<'t>(terrain: &'t crate::scenario::Terrain, id: &str) -> Option<&'t str> {
+    terrain
+        .features
+        .iter()
+        .find(|f| f.kind == TerrainKind::Hill && f.id.as_deref() == Some(id))
+        .and_then(|f| f.name.as_deref())
+}
+
+/// What the move does to the coming combat, as `aide roll --attacker-from` will count it:
+/// "Treat pieces attacking across a River as Flanked for 1st round only" and "Cover for
+/// Defender if Attacker moved from lower ground" [3.2 Terrain chart], both judged from
+/// where the move began.
+fn combat_notes(
+    rules: &PubBattles,
+    scenario: &Scenario,
+    table: &TableState,
+    piece: &Piece,
+    moved: &Piece,
+    attacking: &[String],
+    notes: &mut Vec<String>,
+) {
+    let start_level = occupancy(rules, &scenario.terrain, &piece.footprint).hill_level;
+    for defender in attacking.iter().filter_map(|id| table.piece(id)) {
+        if super::combat::attacked_across_river(scenario, moved, defender, Some(piece.pose)) {
+            notes.push(format!(
+                "attacks {} across a river: counts as flanked in round 1",
+                defender.id
+            ));
+        }
+        let level = occupancy(rules, &scenario.terrain, &defender.footprint).hill_level;
+        let from = match rules.options.hill_cover_from {
+            super::HillCoverFrom::StartOfMove => start_level,
+            super::HillCoverFrom::CurrentLevel => {
+                occupancy(rules, &scenario.terrain, &moved.footprint).hill_level
+            }
+        };
+        if level > from {
+            notes.push(format!(
+                "{} has hill cover: the attack comes from lower ground (level {from}, the defender's {level})",
+                defender.id
+            ));
+        }
     }
 }

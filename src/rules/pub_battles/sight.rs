@@ -8,20 +8,21 @@
 //! "You can spot units up to 1 full foot move in your Line of Sight in clear weather."
 //!
 //! Readings (DIGEST ⚠): sight runs along the line between the two footprint centres;
-//! woods and buildings count only between the two footprints, and up to 3/8 in of them
-//! next to either piece does not block (a piece whose near edge is within 3/8 in of
+//! woods and buildings count only between the two footprints, and a piece standing no
+//! deeper than 3/8 in inside them, measured from the wood's edge to where the line meets
+//! the piece ([`SeeInto`]), does not block (a piece whose near edge is within 3/8 in of
 //! the wood's edge is seen; a garrison near a village's edge sees out), so sight is
 //! symmetric; "closer to those
 //! blocking objects than the target" compares, along the sight line, the higher piece's
 //! distance to the blocker with the other piece's; in 3.0, "pieces block".
 
 use geo::{
-    BoundingRect, Contains, Coord, Intersects, Line, LineIntersection, Point,
-    line_intersection::line_intersection,
+    BoundingRect, Contains, Coord, Distance, Euclidean, Intersects, Line, LineIntersection, Point,
+    Polygon, line_intersection::line_intersection,
 };
 
 use super::terrain::{elevation_at, kebab, near, occupancy};
-use super::{PubBattles, Variant};
+use super::{PubBattles, SeeInto, Variant};
 use crate::geom::{edge_distance, inside_intervals};
 use crate::rules::{Blocker, SightVerdict};
 use crate::scenario::{Scenario, TerrainFeature, TerrainKind};
@@ -96,7 +97,7 @@ pub(super) fn sight_between(
             TerrainKind::Woods | TerrainKind::Buildings => {
                 woods_block(rules, scenario, &ends, feature, length)
             }
-            TerrainKind::Crest => crest_block(scenario, &ends, feature, viewer, target),
+            TerrainKind::Crest => crest_block(rules, scenario, &ends, feature, viewer, target),
             TerrainKind::Hill
                 if scenario
                     .terrain
@@ -200,9 +201,15 @@ fn woods_block(
             if t1 <= t0 {
                 continue;
             }
-            let depth = (t1 - t0) * length;
             let at_viewer = t0 <= ends.viewer_exit + 1e-9;
             let at_target = t1 >= ends.target_entry - 1e-9;
+            let depth = match (rules.options.see_into, at_viewer, at_target) {
+                // How deep the piece stands in the wood: from the point where the line
+                // leaves (or meets) it to the wood's edge.
+                (SeeInto::FromTheEdge, true, false) => depth_inside(poly, ends.point(t0)),
+                (SeeInto::FromTheEdge, false, true) => depth_inside(poly, ends.point(t1)),
+                _ => (t1 - t0) * length,
+            };
             if (at_viewer || at_target) && depth <= see_into + 1e-9 {
                 continue;
             }
@@ -230,9 +237,21 @@ fn woods_block(
     seen_over
 }
 
+/// How far inside `poly` the point `p` lies: its distance to the nearest edge.
+fn depth_inside(poly: &Polygon<f64>, p: Coord<f64>) -> f64 {
+    let p = Point::from(p);
+    std::iter::once(poly.exterior())
+        .chain(poly.interiors())
+        .map(|ring| Euclidean.distance(ring, &p))
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// Where the sight line crosses a crest, ignoring crossings inside either piece (a
-/// piece astride the crest sees down both slopes).
+/// piece astride the crest sees down both slopes). "Puedes ver sobre una Colina hasta la
+/// cresta" [3.2]: two pieces on opposite slopes of one hill do not see each other unless
+/// [`Options::sight_across_own_crest`](super::Options).
 fn crest_block(
+    rules: &PubBattles,
     scenario: &Scenario,
     ends: &SightEnds,
     crest: &TerrainFeature,
@@ -246,8 +265,8 @@ fn crest_block(
         .iter()
         .find(|f| f.kind == TerrainKind::Hill && f.id.as_deref() == crest.hill.as_deref())?;
     let on_hill = |p: &Piece| hill.area.contains(&Point::from(p.footprint.center));
-    if on_hill(viewer) && on_hill(target) {
-        // Both on the same hill: they look across its top, not over its crest.
+    if rules.options.sight_across_own_crest && on_hill(viewer) && on_hill(target) {
+        // Both on the same hill, read as looking across its top.
         return None;
     }
     let length = ends.length();

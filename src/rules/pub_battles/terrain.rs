@@ -68,35 +68,64 @@ pub(super) fn near<'t>(
         .filter(move |f| rect_overlaps(&f.bbox, bbox))
 }
 
-/// The terrain under the majority of a footprint.
+/// The terrain under the majority of a footprint. "Estar sólo en 1 tipo de terreno: el
+/// que esté bajo la mayor parte de la pieza" [3.2]: the majority is counted per terrain
+/// type, so a block lying across two touching woods is in woods; hills per level, so a
+/// block across two touching hills of one level stands at that level. Features of one
+/// type are taken not to overlap (their fractions add, up to the whole piece).
 pub fn occupancy(rules: &PubBattles, terrain: &Terrain, footprint: &Footprint) -> Occupancy {
     let poly = footprint.polygon();
     let bbox = poly.bounding_rect().expect("a footprint has four corners");
     let mut fractions: Vec<(TerrainKind, f64)> = Vec::new();
-    let mut best: Option<(&TerrainFeature, f64)> = None;
-    let mut hill_level = 0;
+    let mut levels: Vec<(u8, f64)> = Vec::new();
+    // The feature of each type holding most of the piece, for the name.
+    let mut largest: Vec<(&TerrainFeature, f64)> = Vec::new();
     for f in near(terrain, &bbox) {
         if !f.kind.is_occupiable() || !f.area.intersects(&poly) {
             continue;
         }
         let fraction = footprint.fraction_inside(&f.area);
-        match fractions.iter_mut().find(|(k, _)| *k == f.kind) {
-            Some((_, total)) => *total = (*total + fraction).min(1.0),
-            None => fractions.push((f.kind, fraction)),
-        }
+        add(&mut fractions, f.kind, fraction);
         if f.kind == TerrainKind::Hill {
-            if rules.is_majority(fraction) {
-                hill_level = hill_level.max(f.level);
+            add(&mut levels, f.level, fraction);
+        } else {
+            match largest.iter_mut().find(|(g, _)| g.kind == f.kind) {
+                Some(entry) if entry.1 < fraction => *entry = (f, fraction),
+                Some(_) => {}
+                None => largest.push((f, fraction)),
             }
-        } else if rules.is_majority(fraction) && best.is_none_or(|(_, b)| fraction > b) {
-            best = Some((f, fraction));
         }
     }
+    let hill_level = levels
+        .iter()
+        .filter(|(_, total)| rules.is_majority(*total))
+        .map(|(level, _)| *level)
+        .max()
+        .unwrap_or(0);
+    let kind = fractions
+        .iter()
+        .filter(|(k, total)| *k != TerrainKind::Hill && rules.is_majority(*total))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(k, _)| *k);
+    let name = kind.and_then(|k| {
+        largest
+            .iter()
+            .find(|(f, _)| f.kind == k)
+            .and_then(|(f, _)| f.name.clone())
+    });
     Occupancy {
-        kind: best.map(|(f, _)| f.kind),
-        name: best.and_then(|(f, _)| f.name.clone()),
+        kind,
+        name,
         hill_level,
         fractions,
+    }
+}
+
+/// Add `fraction` to `key`'s total, at most the whole piece.
+fn add<K: PartialEq>(totals: &mut Vec<(K, f64)>, key: K, fraction: f64) {
+    match totals.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, total)) => *total = (*total + fraction).min(1.0),
+        None => totals.push((key, fraction)),
     }
 }
 
