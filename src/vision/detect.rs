@@ -443,7 +443,7 @@ fn share_out(
             return None;
         }
         let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
-        (n > 0 && class[n - 1] != PAPER).then_some(n - 1)
+        (n > 0 && class[n - 1] != PAPER).then(|| n - 1)
     };
     for reach in 1..=2 {
         for (i, &(x, y)) in region.iter().enumerate() {
