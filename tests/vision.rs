@@ -242,11 +242,18 @@ fn aide_detect_prints_json_reads_a_camera_file_and_refuses_a_frame_without_tags(
     // 0.078 in without the file (measured 2026-11-25), so 0.05 in tells them apart.
     let camera = dir.path().join("camera.json");
     let json = read_json(
-        detect(&["--camera", camera.to_str().unwrap()])
+        detect(&["--camera-file", camera.to_str().unwrap()])
             .output()
             .unwrap(),
     );
     assert_eq!(json["camera"]["focal_from_file"], true);
+    // `--camera`, the flag's old name here, still reads the same file.
+    let old_name = read_json(
+        detect(&["--camera", camera.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(old_name["pieces"], json["pieces"]);
     let found = json["pieces"].as_array().unwrap();
     for t in truth["pieces"].as_array().unwrap() {
         let miss = found
@@ -443,4 +450,95 @@ fn a_kept_sampler_reads_a_frame_as_a_new_one_does() {
         assert_eq!(first, fresh);
         assert_eq!(again, fresh);
     });
+}
+
+/// Frames our renderer did not make: ../shared/vision-photoreal (path-traced tables on
+/// printed maps, stickers on every block; see its README). Each is read by `aide detect
+/// --camera-file` and scored here against its truth. The floors are what the detector
+/// reaches today (2026-11-25), a little below, so that a change that loses ground fails;
+/// the issue's targets (recall and precision 0.98, centre p95 0.06 in) are not met yet.
+#[test]
+fn frames_from_another_renderer_are_read_above_todays_floors() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vision-photoreal");
+    assert!(
+        dir.is_dir(),
+        "{}: the photoreal check frames (shared/ beside the checkout) are missing",
+        dir.display()
+    );
+    let aide = env!("CARGO_BIN_EXE_aide");
+    let (mut truths, mut found, mut detected) = (0usize, 0usize, 0usize);
+    let (mut centre_err, mut strip_err) = (Vec::new(), Vec::new());
+    let mut status_right = 0usize;
+    for name in ["b00", "b04", "b07", "b09"] {
+        let truth: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let map = format!("{}x{}", truth["map"]["width_in"], truth["map"]["height_in"]);
+        let run = std::process::Command::new(aide)
+            .arg("detect")
+            .arg(dir.join(format!("{name}.jpg")))
+            .args(["--map", &map, "--json", "--camera-file"])
+            .arg(dir.join(format!("{name}.camera.json")))
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let seen: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        let seen = seen["pieces"].as_array().unwrap();
+        let truth = truth["pieces"].as_array().unwrap();
+        truths += truth.len();
+        detected += seen.len();
+        // Nearest pairs first, each piece used once, within half an inch.
+        let at = |p: &serde_json::Value| [p["x_in"].as_f64().unwrap(), p["y_in"].as_f64().unwrap()];
+        let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
+        for (i, t) in truth.iter().enumerate() {
+            for (j, p) in seen.iter().enumerate() {
+                let d = (at(t)[0] - at(p)[0]).hypot(at(t)[1] - at(p)[1]);
+                if d <= 0.5 {
+                    pairs.push((d, i, j));
+                }
+            }
+        }
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (mut used_t, mut used_p) = (vec![false; truth.len()], vec![false; seen.len()]);
+        for (d, i, j) in pairs {
+            if used_t[i] || used_p[j] {
+                continue;
+            }
+            used_t[i] = true;
+            used_p[j] = true;
+            found += 1;
+            centre_err.push(d);
+            let (t, p) = (&truth[i], &seen[j]);
+            status_right += usize::from(t["kind"] == "hq" || t["status"] == p["status"]);
+            if t["marked"] == true && p["facing"] == "marked" {
+                strip_err.push(aide::geom::heading_difference(
+                    t["heading_deg"].as_f64().unwrap(),
+                    p["heading_deg"].as_f64().unwrap(),
+                ));
+            }
+        }
+    }
+    let quantile = |v: &mut Vec<f64>, q: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * q).round() as usize]
+    };
+    let recall = found as f64 / truths as f64;
+    let precision = found as f64 / detected as f64;
+    let centre_median = quantile(&mut centre_err, 0.5);
+    let strip_p95 = quantile(&mut strip_err, 0.95);
+    let status = status_right as f64 / found as f64;
+    let figures = format!(
+        "recall {recall:.3}, precision {precision:.3}, centre median {centre_median:.3} in, \
+         strip heading p95 {strip_p95:.2} deg, status {status:.3}"
+    );
+    assert!(recall >= 0.84, "{figures}");
+    assert!(precision >= 0.84, "{figures}");
+    assert!(centre_median <= 0.06, "{figures}");
+    assert!(strip_p95 <= 2.0, "{figures}");
+    assert!(status >= 0.88, "{figures}");
 }
