@@ -411,14 +411,17 @@ struct PieceBox {
     rgb: [f64; 3],
     /// Depth of the facing band from the front edge; 0 when unmarked.
     band: f64,
+    /// Where the unit's label is stuck: none on an HQ cube.
+    label: Label,
     /// Pixel bounding box in the frame.
     bbox: (f64, f64, f64, f64),
 }
 
 impl PieceBox {
     /// The nearest hit of a ray with the box: distance and which face (0 top, 1 side
-    /// along the frontage, 2 side along the depth), with the local point.
-    fn hit(&self, o: Point3<f64>, d: Vector3<f64>) -> Option<(f64, u8, f64, f64)> {
+    /// along the frontage, 2 side along the depth), with the local point (along the
+    /// frontage, along the facing, and its height, negative up).
+    fn hit(&self, o: Point3<f64>, d: Vector3<f64>) -> Option<(f64, u8, [f64; 3])> {
         let (ox, oy) = (o.x - self.cx, o.y - self.cy);
         let lo = [
             ox * self.right.0 + oy * self.right.1,
@@ -458,7 +461,11 @@ impl PieceBox {
             1 => 1,
             _ => 2,
         };
-        Some((t0, face, lo[0] + t0 * ld[0], lo[1] + t0 * ld[1]))
+        Some((
+            t0,
+            face,
+            [lo[0] + t0 * ld[0], lo[1] + t0 * ld[1], lo[2] + t0 * ld[2]],
+        ))
     }
 
     /// Signed distance from a map point to the footprint shifted by `shift`: negative
@@ -472,6 +479,47 @@ impl PieceBox {
         let b = (dx * self.forward.0 + dy * self.forward.1).abs() - self.half_d;
         a.max(0.0).hypot(b.max(0.0)) + a.max(b).min(0.0)
     }
+}
+
+/// Where a block carries its unit's label ("Coloca cuidadosamente las pegatinas"): on
+/// the big face toward its owner while it stands, on top once it is laid down spent
+/// ("Gíralas con la cara adhesiva hacia arriba"). HQ cubes carry none here.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Label {
+    Back,
+    Top,
+    None,
+}
+
+/// The label's size on a block's big face (1 7/8 x 3/4 in): 1.6 x 0.6 in, centred.
+const LABEL_IN: (f64, f64) = (1.6, 0.6);
+const LABEL_RGB: [f64; 3] = [240.0, 240.0, 236.0];
+const INK_RGB: [f64; 3] = [40.0, 40.0, 44.0];
+
+/// The label's colour at (u, v) from its centre (u along the frontage, v across), or
+/// `None` off it: white paper with the unit's symbol (a box with a cross) at one end
+/// and two lines of print.
+fn label_rgb(u: f64, v: f64) -> Option<[f64; 3]> {
+    let (half_u, half_v) = (LABEL_IN.0 / 2.0, LABEL_IN.1 / 2.0);
+    if u.abs() > half_u || v.abs() > half_v {
+        return None;
+    }
+    // The symbol: a 0.36 x 0.24 in box 0.1 in in from the label's left end.
+    let (bu, bv) = (u + half_u - 0.1 - 0.18, v);
+    let stroke = 0.02;
+    let in_box = bu.abs() <= 0.18 && bv.abs() <= 0.12;
+    let on_box = in_box && (0.18 - bu.abs() < stroke || 0.12 - bv.abs() < stroke);
+    let on_cross = in_box && ((bu / 0.18).abs() - (bv / 0.12).abs()).abs() < 0.12;
+    // Print: two lines 0.06 in high right of the symbol.
+    let print = u > -half_u + 0.5 && u < half_u - 0.15 && {
+        let row = |centre: f64| (v - centre).abs() < 0.03 && (u * 40.0).sin() > -0.3;
+        row(-0.08) || row(0.08)
+    };
+    Some(if on_box || on_cross || print {
+        INK_RGB
+    } else {
+        LABEL_RGB
+    })
 }
 
 /// Where the light comes from: shadows fall this far per inch of height.
@@ -548,6 +596,11 @@ fn piece_box(model: &PieceModel, p: &TruePiece, camera: &PinholeCamera) -> Piece
         h: height,
         rgb: piece_rgb(&p.color),
         band,
+        label: match (p.kind, p.status) {
+            (Shape::Hq, _) => Label::None,
+            (Shape::Block, Status::Fresh) => Label::Back,
+            (Shape::Block, Status::Spent) => Label::Top,
+        },
         bbox,
     }
 }
@@ -569,22 +622,27 @@ fn shade(
             return SKIN_RGB;
         }
     }
-    let mut best: Option<(f64, &PieceBox, u8, f64, f64)> = None;
+    let mut best: Option<(f64, &PieceBox, u8, [f64; 3])> = None;
     for b in boxes {
         if u < b.bbox.0 || u > b.bbox.2 || v < b.bbox.1 || v > b.bbox.3 {
             continue;
         }
-        if let Some((t, face, lx, ly)) = b.hit(o, d)
+        if let Some((t, face, at)) = b.hit(o, d)
             && best.is_none_or(|(bt, ..)| t < bt)
         {
-            best = Some((t, b, face, lx, ly));
+            best = Some((t, b, face, at));
         }
     }
-    if let Some((_, b, face, _lx, ly)) = best {
+    if let Some((_, b, face, [lx, ly, lz])) = best {
         return match face {
-            // The band runs along the front long edge of the top face.
+            // The band runs along the front long edge of the top face, over the label
+            // of a spent block.
             0 if b.band > 0.0 && ly > b.half_d - b.band => BAND_RGB,
+            0 if b.label == Label::Top => label_rgb(lx, ly).unwrap_or(b.rgb),
             0 => b.rgb,
+            // A standing block's label is on its back face, toward its owner.
+            1 if b.label == Label::Back && ly < 0.0 => label_rgb(lx, lz + b.h / 2.0)
+                .map_or(b.rgb.map(|c| c * 0.62), |rgb| rgb.map(|c| c * 0.8)),
             1 => b.rgb.map(|c| c * 0.62),
             _ => b.rgb.map(|c| c * 0.5),
         };
