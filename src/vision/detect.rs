@@ -271,9 +271,10 @@ const PAPER: u8 = 255;
 /// of the map's: it joins no blob.
 const LEAST_PAPER_SQ_IN: f64 = 0.05;
 
-/// A paper region larger than this (a spent block's label is about 0.96 sq in) is
-/// something of the map's, never a sticker: it joins no blob.
-const MOST_PAPER_SQ_IN: f64 = 2.0;
+/// A paper region larger than this is something of the map's, never labels: it joins no
+/// blob. A spent block shows about 1.3 sq in of label and strip, and the strips of spent
+/// blocks end to end touch: eight in a line make one region of about 10 sq in.
+const MOST_PAPER_SQ_IN: f64 = 12.0;
 
 /// The offsets within which paper touches paint: two pixels each way (0.1 in). Between a
 /// white label and red paint the camera sees a pixel or two of their mix, pink, which is
@@ -1392,7 +1393,9 @@ fn measure(
         .copied()
         .chain(blob.iter().filter(|p| p.paper).map(|p| p.centre()))
         .collect();
-    let axes = principal_axes(&everything);
+    // The axes from the lit top and its label: a standing block's label on its back
+    // face shows slanted, and would turn them.
+    let axes = principal_axes(&lit_top(blob, plane)?.1);
     let (cam_x, cam_y, cam_h) = camera;
     let nadir = sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], axes.centre);
     // The silhouette reaches past the lit top by a side face at most: paint farther off
@@ -1547,7 +1550,10 @@ fn measure(
     } else if fit.status == Status::Fresh {
         fresh_facing(blob, &axes, &sil, top_n, grow * depth_px.max(1.0))
     } else {
-        spent_strip_side(blob, &axes, [sil.along.0, sil.along.1, top_n.0, top_n.1])
+        // The top's ends from its middle: a part of a line has a cut for an end.
+        let top_a = sil.nadir[0] + (centre_a - sil.nadir[0]) * (1.0 + grow);
+        let half = 0.5 * frontage_px * (1.0 + grow);
+        spent_strip_side(blob, &axes, [top_a - half, top_a + half, top_n.0, top_n.1])
     };
     let facing_away = || (options.facing_away)(colour);
     let (heading_deg, facing) = match facing_sign {
