@@ -382,14 +382,18 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(usize, Vec<Px>)> 
             continue;
         };
         if touching.iter().any(|(q, _)| class[*q] != class[most]) {
+            // Each side's share joins all of that side's paint the region touches, as a
+            // region touching one side does.
             for (paint, share) in share_out(&pixels[paper], &labels, &class) {
                 let part = pixels.len();
                 pixels.push(share);
                 class.push(PAPER);
                 group.push(part);
                 joined.push(true);
-                let (a, b) = (root(&mut group, part), root(&mut group, paint));
-                group[a] = b;
+                for &(q, _) in touching.iter().filter(|(q, _)| class[*q] == class[paint]) {
+                    let (a, b) = (root(&mut group, part), root(&mut group, q));
+                    group[a] = b;
+                }
             }
             continue;
         }
