@@ -247,6 +247,19 @@ fn aide_detect_prints_json_reads_a_camera_file_and_refuses_a_frame_without_tags(
             .unwrap(),
     );
     assert_eq!(json["camera"]["focal_from_file"], true);
+    // A map of the wrong size still yields a camera, but a poor fit: the person is told.
+    let wrong_map = std::process::Command::new(aide)
+        .args(["detect", frame.to_str().unwrap(), "--map", "34x22"])
+        .output()
+        .unwrap();
+    let warning = String::from_utf8_lossy(&wrong_map.stderr);
+    assert!(warning.contains("is --map the map's size"), "{warning}");
+    let right_map = detect(&[]).output().unwrap();
+    assert!(
+        right_map.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&right_map.stderr)
+    );
     // `--camera`, the flag's old name here, still reads the same file.
     let old_name = read_json(
         detect(&["--camera", camera.to_str().unwrap()])

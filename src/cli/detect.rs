@@ -35,6 +35,10 @@ pub struct Args {
     pub json: bool,
 }
 
+/// Past this the tags' fit says the map is not what `--map` says (a good fit is under a
+/// pixel; lens error without a camera file stays under 3).
+const MOST_TAG_MISFIT_PX: f64 = 3.0;
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let image = super::read_frame(&args.image)?;
     let intrinsics = args
@@ -54,6 +58,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (w, h) = args.map;
     let calib = Calibration::from_image(&image, w, h, intrinsics)
         .with_context(|| format!("{}", args.image.display()))?;
+    // Four tags fit any quadrilateral, but only a map of the size given fits them as
+    // seen through one camera: a map of 36x24 read as 34x22 fits to 17 px.
+    if calib.reprojection_px > MOST_TAG_MISFIT_PX {
+        eprintln!(
+            "warning: {}: the corner tags fit a flat {w}x{h} in map only to {:.1} px (a good fit is under 1 px): is --map the map's size, and are the cards flat on its corners?",
+            args.image.display(),
+            calib.reprojection_px
+        );
+    }
     let facing_away = |colour: &str| {
         scenario
             .as_ref()
