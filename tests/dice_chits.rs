@@ -206,22 +206,216 @@ fn a_successful_jump_moves_first_and_the_drawn_chit_right_after() {
         .alter(&mut roller(9), attempt(AlterKind::Jump, "II", "II", false))
         .unwrap();
     assert!(report.success);
+    // "After an Alter attempt, other Fresh HQs may roll to Alter" (3.2); "Other HQs may
+    // then attempt to move before this" (3.0): the window stays open behind the jumper.
     assert_eq!(
         current(&cup),
-        ("II", false),
-        "the jumper moves next, no further Alter"
-    );
-    assert_eq!(
-        cup.alter(
-            &mut roller(7),
-            attempt(AlterKind::Jump, "2nd", "2nd", false)
-        ),
-        Err(ChitError::NoAlterWindow)
+        ("II", true),
+        "the jumper moves next, and other fresh HQs may still Alter"
     );
     cup.finish_move().unwrap();
     let next = cup.draw(&mut roller(0)).unwrap();
     assert_eq!((next.roll_id, next.chit.command.as_str()), (None, "1st"));
     assert_eq!(cup.moved.last().unwrap().command, "II");
+}
+
+/// 3.2: "After an Alter attempt, other Fresh HQs may roll to Alter. Make the Alter rolls in
+/// the announced order. There is no limit to the number of Alter attempts per draw as long
+/// as players are willing and have Fresh HQs left." Red's 1st is drawn; Blue's II (rating
+/// 3) jumps on a 3; then Red's 2nd (rating 3) jumps ahead of II on a 1. The moves run 2nd,
+/// II, 1st, and only then is a new chit drawn.
+#[test]
+fn a_second_fresh_hq_may_jump_ahead_of_a_successful_jump() {
+    let mut cup = cup();
+    draw_until(&mut cup, "1st");
+    let drawn_from = cup.bag.len();
+    let first = cup
+        .alter(&mut roller(9), attempt(AlterKind::Jump, "II", "II", false))
+        .unwrap();
+    assert_eq!((first.die, first.rating, first.success), (3, 3, true));
+    assert_eq!(current(&cup), ("II", true));
+    let second = cup
+        .alter(
+            &mut roller(7),
+            attempt(AlterKind::Jump, "2nd", "2nd", false),
+        )
+        .unwrap();
+    assert_eq!((second.die, second.rating, second.success), (1, 3, true));
+    assert_eq!(current(&cup), ("2nd", true), "the last jumper moves first");
+    assert_eq!(status(&cup, "II"), Status::Spent);
+    assert_eq!(status(&cup, "2nd"), Status::Spent);
+    assert_eq!(cup.bag.len(), drawn_from - 2);
+    // Neither jumper left the turn: they wait outside the bag, and the views count them.
+    assert_eq!(cup.view("blue").in_bag, drawn_from);
+    assert_eq!(cup.view("red").in_bag, drawn_from);
+    assert!(!cup.all_moved());
+
+    // The move starts: once 2nd is done, the chits left out come up without a draw and
+    // without an Alter window, in order.
+    cup.finish_move().unwrap();
+    for expected in ["II", "1st"] {
+        assert_eq!(
+            cup.alter(&mut roller(7), attempt(AlterKind::Jump, "I", "I", false)),
+            Err(ChitError::NoAlterWindow)
+        );
+        let next = cup.draw(&mut roller(0)).unwrap();
+        assert_eq!((next.roll_id, next.chit.command.as_str()), (None, expected));
+        assert_eq!(current(&cup), (expected, false));
+        assert_eq!(
+            cup.alter(&mut roller(7), attempt(AlterKind::Jump, "I", "I", false)),
+            Err(ChitError::NoAlterWindow)
+        );
+        cup.finish_move().unwrap();
+    }
+    let n = cup.moved.len();
+    let order: Vec<&str> = cup.moved[n - 3..]
+        .iter()
+        .map(|c| c.command.as_str())
+        .collect();
+    assert_eq!(order, ["2nd", "II", "1st"]);
+    // Then the cup draws at random again, and a random draw opens a new window.
+    let next = cup.draw(&mut roller(0)).unwrap();
+    assert!(next.roll_id.is_some());
+    assert!(current(&cup).1);
+}
+
+/// A failed Alter after a successful Jump changes nothing but the HQ: "If you fail the
+/// roll, leave your chit in the bag." II (rating 3) jumps on a 3; 2nd (rating 3) then
+/// rolls a 6 and fails: II still moves first, 1st right after it.
+#[test]
+fn a_failed_jump_after_a_successful_one_leaves_the_order_alone() {
+    let mut cup = cup();
+    draw_until(&mut cup, "1st");
+    assert!(
+        cup.alter(&mut roller(9), attempt(AlterKind::Jump, "II", "II", false))
+            .unwrap()
+            .success
+    );
+    let failed = cup
+        .alter(
+            &mut roller(19),
+            attempt(AlterKind::Jump, "2nd", "2nd", false),
+        )
+        .unwrap();
+    assert_eq!((failed.die, failed.rating, failed.success), (6, 3, false));
+    assert_eq!(current(&cup), ("II", true));
+    assert!(cup.bag.contains(&chit("2nd", "red")));
+    assert_eq!(status(&cup, "2nd"), Status::Spent);
+    // The spent HQ cannot roll again this turn.
+    assert_eq!(
+        cup.alter(
+            &mut roller(7),
+            attempt(AlterKind::Jump, "2nd", "2nd", false)
+        ),
+        Err(ChitError::HqSpent("2nd".into()))
+    );
+    cup.finish_move().unwrap();
+    let next = cup.draw(&mut roller(0)).unwrap();
+    assert_eq!((next.roll_id, next.chit.command.as_str()), (None, "1st"));
+    assert_eq!(cup.moved.last().unwrap().command, "II");
+}
+
+/// Delay is for "your chit has been drawn and you don't want to move now"; after a Jump the
+/// drawn chit "will move immediately after you, and before you draw a new chit", and 3.0
+/// lets the others only "attempt to move before this". No die is thrown, no HQ is spent.
+#[test]
+fn no_delay_after_a_successful_jump() {
+    let mut cup = cup();
+    draw_until(&mut cup, "1st");
+    cup.alter(&mut roller(9), attempt(AlterKind::Jump, "II", "II", false))
+        .unwrap();
+    assert_eq!(
+        cup.alter(
+            &mut roller(7),
+            attempt(AlterKind::Delay, "1st", "1st", false)
+        ),
+        Err(ChitError::DelayAfterJump("1st".into()))
+    );
+    assert_eq!(
+        cup.alter(
+            &mut roller(7),
+            attempt(AlterKind::Delay, "Meade", "II", true)
+        ),
+        Err(ChitError::DelayAfterJump("II".into()))
+    );
+    assert_eq!(status(&cup, "1st"), Status::Fresh);
+    assert_eq!(status(&cup, "Meade"), Status::Fresh);
+    assert_eq!(current(&cup), ("II", true));
+    // A Jump still may go ahead: Meade (rating 4) for I, in range, on a 1.
+    let report = cup
+        .alter(&mut roller(7), attempt(AlterKind::Jump, "Meade", "I", true))
+        .unwrap();
+    assert!(report.success);
+    assert_eq!(current(&cup), ("I", true));
+}
+
+/// The opponent learns nothing new from the chits a Jump left out: the view counts them
+/// with the bag and names none.
+#[test]
+fn the_opponent_sees_only_colours_behind_a_jump() {
+    let mut cup = cup();
+    draw_until(&mut cup, "1st");
+    cup.alter(&mut roller(9), attempt(AlterKind::Jump, "II", "II", false))
+        .unwrap();
+    cup.alter(
+        &mut roller(7),
+        attempt(AlterKind::Jump, "2nd", "2nd", false),
+    )
+    .unwrap();
+    let blue = serde_json::to_value(cup.view("blue")).unwrap();
+    assert_eq!(
+        blue["current"],
+        serde_json::json!({"side": "red", "command": null})
+    );
+    let text = blue.to_string();
+    assert!(!text.contains("1st") && !text.contains("2nd"), "{text}");
+}
+
+/// Journals written before the queue held several chits stored `"queued": null` or one
+/// chit object; both still load, and so does a cup without the field.
+#[test]
+fn a_cup_stored_with_the_old_single_queued_chit_still_loads() {
+    let mut cup = cup();
+    draw_until(&mut cup, "1st");
+    cup.alter(&mut roller(9), attempt(AlterKind::Jump, "II", "II", false))
+        .unwrap();
+    let mut json = serde_json::to_value(&cup).unwrap();
+    assert_eq!(
+        json["queued"],
+        serde_json::json!([{"command": "1st", "side": "red"}])
+    );
+
+    json["queued"] = serde_json::json!({"command": "1st", "side": "red"});
+    let old_one: ChitCup = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(old_one, cup);
+
+    let mut empty = cup.clone();
+    empty.finish_move().unwrap();
+    empty.draw(&mut roller(0)).unwrap();
+    let mut json = serde_json::to_value(&empty).unwrap();
+    json["queued"] = serde_json::Value::Null;
+    assert_eq!(
+        serde_json::from_value::<ChitCup>(json.clone()).unwrap(),
+        empty
+    );
+    json.as_object_mut().unwrap().remove("queued");
+    assert_eq!(serde_json::from_value::<ChitCup>(json).unwrap(), empty);
+
+    // Two chits left out behind two Jumps keep their order through JSON.
+    cup.alter(
+        &mut roller(7),
+        attempt(AlterKind::Jump, "2nd", "2nd", false),
+    )
+    .unwrap();
+    let json = serde_json::to_value(&cup).unwrap();
+    assert_eq!(
+        json["queued"],
+        serde_json::json!([
+            {"command": "II", "side": "blue"},
+            {"command": "1st", "side": "red"}
+        ])
+    );
+    assert_eq!(serde_json::from_value::<ChitCup>(json).unwrap(), cup);
 }
 
 #[test]
@@ -272,7 +466,7 @@ fn the_army_commander_rolls_for_a_subordinate_in_range_even_after_it_failed() {
         )
         .unwrap();
     assert_eq!((report.die, report.rating, report.success), (1, 4, true));
-    assert_eq!(current(&cup), ("II", false));
+    assert_eq!(current(&cup), ("II", true));
     assert_eq!(status(&cup, "Meade"), Status::Spent);
 }
 

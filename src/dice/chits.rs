@@ -11,9 +11,10 @@
 //! black die to a new turn. [`ChitCup`] is that loop as a plain state machine: serde keeps
 //! it in the journal, a [`Roller`] per draw or Alter roll makes each replayable.
 
+use std::collections::VecDeque;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use thiserror::Error;
 
 use super::{Die, RollId, Roller};
@@ -104,6 +105,9 @@ pub enum AlterKind {
     /// chit to move next. Leave the drawn chit out. It will move immediately after you, and
     /// before you draw a new chit. If you fail the roll, leave your chit in the bag. The
     /// drawn chit will move normally."
+    ///
+    /// A Jump does not close the window: "Other HQs may then attempt to move before this"
+    /// (3.0). A later jumper moves first, then the earlier jumpers, then the drawn chit.
     Jump,
 }
 
@@ -148,7 +152,9 @@ pub struct Draw {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Current {
     pub chit: Chit,
-    /// HQs may still roll to Alter this draw.
+    /// HQs may still roll to Alter this draw: true from a random draw (or the chit a
+    /// successful Delay draws instead) until the move finishes, successful Jumps included;
+    /// false for a chit that comes up from [`ChitCup::queued`].
     pub alter_open: bool,
 }
 
@@ -185,6 +191,10 @@ pub enum ChitError {
     NothingToDrawInstead,
     #[error("{0}'s chit is not in the bag, so it cannot Jump")]
     NotInBag(String),
+    #[error(
+        "a Jump has already gone ahead of the drawn chit: {0} cannot Delay now, only another Jump may go first"
+    )]
+    DelayAfterJump(String),
 }
 
 /// The cup, the turn die and the HQs' Alter flags.
@@ -195,8 +205,13 @@ pub struct ChitCup {
     /// Chits that have moved this turn, in order: combat order in some rules follows it.
     pub moved: Vec<Chit>,
     pub current: Option<Current>,
-    /// The drawn chit a successful Jump left out: it moves right after the jumper.
-    pub queued: Option<Chit>,
+    /// Chits that move after the current one, in order, before a new chit is drawn: the
+    /// drawn chit a successful Jump left out ("It will move immediately after you, and
+    /// before you draw a new chit"), and ahead of it every earlier jumper that a later
+    /// Jump went in front of. Journals written when this held one chit stored `null` or a
+    /// single object; both still load.
+    #[serde(default, deserialize_with = "queued_compat")]
+    pub queued: VecDeque<Chit>,
     pub hqs: Vec<Hq>,
 }
 
@@ -219,18 +234,18 @@ impl ChitCup {
             bag: chits,
             moved: Vec::new(),
             current: None,
-            queued: None,
+            queued: VecDeque::new(),
             hqs,
         })
     }
 
-    /// Take the next chit: the one a Jump left out if there is one, otherwise one at
-    /// random from the bag. HQs may then roll to Alter a random draw.
+    /// Take the next chit: the first of those Jumps left out if there are any, otherwise
+    /// one at random from the bag. HQs may then roll to Alter a random draw.
     pub fn draw(&mut self, roller: &mut Roller) -> Result<Draw, ChitError> {
         if let Some(current) = &self.current {
             return Err(ChitError::StillMoving(current.chit.command.clone()));
         }
-        let draw = match self.queued.take() {
+        let draw = match self.queued.pop_front() {
             Some(chit) => Draw {
                 roll_id: None,
                 chit,
@@ -257,10 +272,25 @@ impl ChitCup {
 
     /// Roll to Alter the chit just drawn. "Successful or not, flip your HQ to the spent
     /// side (flag up) after an attempt." "After an Alter attempt, other Fresh HQs may roll
-    /// to Alter", so the window stays open until a Jump succeeds or the move ends. "The
-    /// Army Commander can also roll for one of its subordinate HQs, if it is within their
-    /// Command Range (it can do this on the same draw, even if the subordinate HQ just
-    /// failed its roll)."
+    /// to Alter. Make the Alter rolls in the announced order. There is no limit to the
+    /// number of Alter attempts per draw as long as players are willing and have Fresh HQs
+    /// left" (3.2, translated), so the window stays open until the move ends, a successful
+    /// Jump included: "Move Now: Jump ahead in sequence and move before the pulled Chit.
+    /// Other HQs may then attempt to move before this" (3.0). Any fresh HQ of either side
+    /// may then Jump ahead of the jumper; the jumper and the drawn chit wait, in that
+    /// order, in [`ChitCup::queued`].
+    ///
+    /// Once a Jump has succeeded on this draw a Delay is refused
+    /// ([`ChitError::DelayAfterJump`]): Delay is for "If your chit has been drawn and you
+    /// don't want to move now", and instead "draw a new chit at random to move next in
+    /// place of yours", but after a Jump the drawn chit does not move now, and its place is
+    /// fixed: "It will move immediately after you, and before you draw a new chit". The
+    /// jumper's chit was not drawn, and 3.0 lets the others only "attempt to move before
+    /// this". No die is thrown and no HQ is spent for a refused attempt.
+    ///
+    /// "The Army Commander can also roll for one of its subordinate HQs, if it is within
+    /// their Command Range (it can do this on the same draw, even if the subordinate HQ
+    /// just failed its roll)."
     pub fn alter(
         &mut self,
         roller: &mut Roller,
@@ -295,7 +325,12 @@ impl ChitCup {
             Jump(usize),
         }
         let bag_slot = self.bag.iter().position(|c| c.command == attempt.command);
+        // With the window open, chits wait outside the bag only behind a Jump on this draw.
+        let jumped = !self.queued.is_empty();
         let (plan, chit_side) = match (attempt.kind, bag_slot) {
+            (AlterKind::Delay, _) if jumped => {
+                return Err(ChitError::DelayAfterJump(attempt.command));
+            }
             (AlterKind::Delay, _) if current.command != attempt.command => {
                 return Err(ChitError::NotTheDrawnChit(current.command));
             }
@@ -326,10 +361,12 @@ impl ChitCup {
                 }
                 Plan::Jump(slot) => {
                     let jumper = self.bag.remove(slot);
-                    self.queued = Some(current);
+                    // The chit that was to move now (the drawn one, or an earlier jumper)
+                    // moves right after this one.
+                    self.queued.push_front(current);
                     self.current = Some(Current {
                         chit: jumper,
-                        alter_open: false,
+                        alter_open: true,
                     });
                 }
             }
@@ -354,16 +391,14 @@ impl ChitCup {
 
     /// Every chit has moved: time to resolve combat, then [`ChitCup::end_turn`].
     pub fn all_moved(&self) -> bool {
-        self.bag.is_empty() && self.current.is_none() && self.queued.is_none()
+        self.bag.is_empty() && self.current.is_none() && self.queued.is_empty()
     }
 
     /// After combat: "Rotate all HQs to Fresh", "rotate the black die to a new turn", and
     /// put the chits back in the bag.
     pub fn end_turn(&mut self) -> Result<Turn, ChitError> {
         if !self.all_moved() {
-            let left = self.bag.len()
-                + usize::from(self.current.is_some())
-                + usize::from(self.queued.is_some());
+            let left = self.bag.len() + usize::from(self.current.is_some()) + self.queued.len();
             return Err(ChitError::TurnNotOver(left));
         }
         for hq in &mut self.hqs {
@@ -386,9 +421,25 @@ impl ChitCup {
             turn: self.turn,
             current: self.current.as_ref().map(|c| seen(&c.chit)),
             moved: self.moved.iter().map(seen).collect(),
-            in_bag: self.bag.len() + usize::from(self.queued.is_some()),
+            in_bag: self.bag.len() + self.queued.len(),
         }
     }
+}
+
+/// [`ChitCup::queued`] as stored now (a list), or as journals stored it when it held at
+/// most one chit (`null` or one chit object).
+fn queued_compat<'de, D: Deserializer<'de>>(d: D) -> Result<VecDeque<Chit>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Many(VecDeque<Chit>),
+        One(Chit),
+    }
+    Ok(match Option::<Stored>::deserialize(d)? {
+        None => VecDeque::new(),
+        Some(Stored::Many(chits)) => chits,
+        Some(Stored::One(chit)) => VecDeque::from([chit]),
+    })
 }
 
 /// A chit as one viewer sees it.
