@@ -89,7 +89,11 @@ fn lap(started: &mut Instant) -> f64 {
     ms
 }
 
+/// Makes one frame to read when it is wanted.
+type MakeFrame = Box<dyn Fn() -> Frame>;
+
 /// One frame to read, with its truth.
+#[derive(Clone)]
 struct Frame {
     image: image::RgbImage,
     map_w_in: f64,
@@ -105,28 +109,42 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // One thread for OpenCV too, as for ours.
     #[cfg(feature = "opencv")]
     opencv::core::set_num_threads(1)?;
-    let groups: Vec<(String, Vec<Frame>)> = match &args.photoreal {
-        Some(dir) => photoreal_frames(dir)?,
+    // Each group's frames are made one at a time as they are read: sixty rendered
+    // frames held at once would take more memory than the detector.
+    let groups: Vec<(String, Vec<MakeFrame>)> = match &args.photoreal {
+        Some(dir) => photoreal_frames(dir)?
+            .into_iter()
+            .map(|(label, frames)| {
+                let made: Vec<MakeFrame> = frames
+                    .into_iter()
+                    .map(|frame| Box::new(move || frame.clone()) as MakeFrame)
+                    .collect();
+                (label, made)
+            })
+            .collect(),
         None => [
             ("1080p", args.frames, (1920, 1080)),
             ("4K", args.frames_4k, (3840, 2160)),
         ]
         .into_iter()
         .map(|(label, count, (w, h))| {
+            let (touching, camera_file) = (args.touching, args.camera_file);
             let frames = (args.seed..args.seed + count)
                 .map(|seed| {
-                    let scene = if args.touching {
-                        sim::touching_scene(seed, 36.0, 24.0, w, h)
-                    } else {
-                        sim::random_scene(seed, 36.0, 24.0, w, h)
-                    };
-                    Frame {
-                        image: sim::render(&scene),
-                        map_w_in: scene.map_w_in,
-                        map_h_in: scene.map_h_in,
-                        intrinsics: args.camera_file.then(|| scene.pinhole().intrinsics),
-                        truth: scene.pieces,
-                    }
+                    Box::new(move || {
+                        let scene = if touching {
+                            sim::touching_scene(seed, 36.0, 24.0, w, h)
+                        } else {
+                            sim::random_scene(seed, 36.0, 24.0, w, h)
+                        };
+                        Frame {
+                            image: sim::render(&scene),
+                            map_w_in: scene.map_w_in,
+                            map_h_in: scene.map_h_in,
+                            intrinsics: camera_file.then(|| scene.pinhole().intrinsics),
+                            truth: scene.pieces,
+                        }
+                    }) as MakeFrame
                 })
                 .collect();
             (label.to_owned(), frames)
@@ -141,7 +159,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut tally = Tally::default();
         #[cfg(feature = "opencv")]
         let mut plain = Tally::default();
-        for frame in &frames {
+        for make in &frames {
+            let frame = &make();
             // Whichever reads a frame second finds it in the cache: each goes first on
             // every other frame.
             #[cfg(feature = "opencv")]
