@@ -330,33 +330,38 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(usize, Vec<Px>)> 
             pixels[l - 1].push((x, y));
         }
     }
-    // Where each paper region touches paint: (paper, paint) component pairs, a count a
-    // pixel pair within reach.
-    let mut contacts: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    // Each paper region of a sticker's size, with the paint regions it touches and a
+    // count a pixel pair within reach; a fleck or a sheet of paper is passed over first.
+    let most_paper = (MOST_PAPER_SQ_IN * PX_PER_IN * PX_PER_IN) as usize;
+    let least_paper = (LEAST_PAPER_SQ_IN * PX_PER_IN * PX_PER_IN) as usize;
     let (w, h) = crop.dimensions();
-    for (c, region) in pixels.iter().enumerate() {
-        if class[c] != PAPER {
-            continue;
-        }
-        for &(x, y) in region {
-            for (dx, dy) in CONTACT_REACH {
-                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
-                    continue;
-                }
-                let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
-                if n > 0 && class[n - 1] != PAPER {
-                    *contacts.entry((c, n - 1)).or_default() += 1;
+    let papers: Vec<(usize, Vec<(usize, usize)>)> = (0..count)
+        .filter(|&c| class[c] == PAPER && (least_paper..=most_paper).contains(&pixels[c].len()))
+        .map(|c| {
+            let mut touching: Vec<(usize, usize)> = Vec::new();
+            for &(x, y) in &pixels[c] {
+                for (dx, dy) in CONTACT_REACH {
+                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                    if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+                        continue;
+                    }
+                    let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
+                    if n == 0 || class[n - 1] == PAPER {
+                        continue;
+                    }
+                    match touching.iter_mut().find(|(q, _)| *q == n - 1) {
+                        Some((_, pairs)) => *pairs += 1,
+                        None => touching.push((n - 1, 1)),
+                    }
                 }
             }
-        }
-    }
+            (c, touching)
+        })
+        .collect();
     // Each paper region joins the paint it touches most, with every other region of
     // that side's paint it touches. One touching both sides' paint (two facing strips
     // meeting where a block meets an enemy's flank) is shared out first: each of its
     // pixels goes with the paint nearest it through the region.
-    let most_paper = (MOST_PAPER_SQ_IN * PX_PER_IN * PX_PER_IN) as usize;
-    let least_paper = (LEAST_PAPER_SQ_IN * PX_PER_IN * PX_PER_IN) as usize;
     let mut group: Vec<usize> = (0..count).collect();
     fn root(group: &mut [usize], mut c: usize) -> usize {
         while group[c] != c {
@@ -366,18 +371,7 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(usize, Vec<Px>)> 
         c
     }
     let mut joined = vec![false; count];
-    let mut by_paper: Vec<(usize, usize, usize)> =
-        contacts.iter().map(|(&(p, q), &n)| (p, q, n)).collect();
-    by_paper.sort_unstable();
-    let papers: Vec<usize> = (0..count)
-        .filter(|&c| class[c] == PAPER && (least_paper..=most_paper).contains(&pixels[c].len()))
-        .collect();
-    for paper in papers {
-        let touching: Vec<(usize, usize)> = by_paper
-            .iter()
-            .filter(|(p, ..)| *p == paper)
-            .map(|&(_, q, n)| (q, n))
-            .collect();
+    for (paper, touching) in papers {
         let Some(&(most, _)) = touching.iter().max_by_key(|(q, n)| (*n, usize::MAX - q)) else {
             continue;
         };
