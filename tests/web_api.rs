@@ -727,3 +727,212 @@ async fn a_lost_camera_reaches_the_clients_without_a_new_table() {
     assert_eq!(state["seq"], first["seq"]);
     assert_eq!(state["status"]["source"], "lost");
 }
+
+// ---- the page's combat and bombardment rolls agree with `aide roll` (issue 17) ----
+
+fn mini(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mini")
+        .join(name)
+}
+
+fn at(id: &str, x: f64, y: f64, h: f64) -> aide::table::Placement {
+    aide::table::Placement {
+        id: id.into(),
+        x_in: x,
+        y_in: y,
+        heading_deg: h,
+        status: aide::table::Status::Fresh,
+    }
+}
+
+/// A server on tests/fixtures/mini (Pub Battles 3.2) showing `placements`.
+async fn mini_server(placements: &[aide::table::Placement]) -> (Server, aide::scenario::Scenario) {
+    let scenario = aide::scenario::Scenario::load(&mini("scenario.toml")).unwrap();
+    let table = scenario.table(placements).unwrap();
+    let (publisher, rx) = Publisher::new(table.clone(), Source::Replay);
+    let state = AppState::new(
+        Setup {
+            scenario: scenario.clone(),
+            map_svg: None,
+            terrain_geojson: std::fs::read_to_string(mini("terrain.geojson")).unwrap(),
+            recorder: None,
+            identify: None,
+            url: "http://127.0.0.1/".into(),
+        },
+        rx,
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(aide::web::serve(listener, state));
+    let server = Server {
+        addr,
+        publisher,
+        tables: vec![table],
+        http: reqwest::Client::new(),
+    };
+    (server, scenario)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bombardment_over_a_friendly_piece_is_refused_until_the_friend_moves() {
+    // "no puedes disparar a través / sobre piezas amigas" [3.2]. The line of fire runs
+    // from rart (20, 20) to b1 (20, 17) along x = 20. r1 at x = 20.92 spans
+    // 19.9825..21.8575: its left end is on the line. Sight passes through pieces, so the
+    // old page (contact and sight only) rolled this.
+    let (server, scenario) = mini_server(&[
+        at("rart", 20.0, 20.0, 0.0),
+        at("b1", 20.0, 17.0, 180.0),
+        at("r1", 20.92, 18.5, 0.0),
+    ])
+    .await;
+    let body = json!({"bombard": ["rart", "b1"], "seed": "77"});
+    let (code, e) = server.post("/api/roll", &body).await;
+    assert_eq!(code, 422, "{e}");
+    let why = e["error"].as_str().unwrap();
+    assert!(
+        why.contains("friendly piece r1")
+            && why.contains("no firing through or over friendly pieces")
+            // Edge to edge 19.8125 - 17.1875 = 2.625 in, of the 5.25 in a foot move reaches.
+            && why.contains("2.6")
+            && why.contains("range 5.25 in"),
+        "{why}"
+    );
+    // r1 steps to x = 20.96: its left end 20.0225 is clear of the line; the gun fires.
+    server.publisher.table(
+        scenario
+            .table(&[
+                at("rart", 20.0, 20.0, 0.0),
+                at("b1", 20.0, 17.0, 180.0),
+                at("r1", 20.96, 18.5, 0.0),
+            ])
+            .unwrap(),
+    );
+    let mut answer = None;
+    for _ in 0..100 {
+        let (code, r) = server.post("/api/roll", &body).await;
+        if code == 200 {
+            answer = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let r = answer.expect("the bombardment is rolled once r1 stands clear");
+    assert_eq!(r["verdict"]["allowed"], json!(true), "{r}");
+    assert!(close(r["verdict"]["range_in"].as_f64().unwrap(), 5.25));
+    assert!(
+        (r["distance_in"].as_f64().unwrap() - 2.625).abs() < 0.01,
+        "{r}"
+    );
+    assert_eq!(r["roll_id"], json!(RollId(77)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_combat_counts_the_reserve_as_support_as_aide_roll_does() {
+    // "Si tu HQ está directamente detrás de una pieza, puedes contar la primera pieza en
+    // Reserva como Apoyo" [3.2]. r1 faces up from (10, 20): front edge y 19.8125, rear
+    // 20.1875. Its HQ cube rh (0.375 across) at y 20.435 touches the rear (0.06 in, within
+    // the contact tolerance the rules tests use); r2, off the table, is the first in
+    // Reserve. b1 faces down the map at y 19.625: its front edge is r1's front edge, in
+    // contact. No piece stands behind r1, so the table alone gives it no support: the old
+    // page's defender was unsupported.
+    let placements = [
+        at("r1", 10.0, 20.0, 0.0),
+        at("rh", 10.0, 20.435, 0.0),
+        at("b1", 10.0, 19.625, 180.0),
+    ];
+    let (server, _) = mini_server(&placements).await;
+    let (code, page) = server
+        .post(
+            "/api/roll",
+            &json!({"combat": ["b1", "r1"], "seed": "4242"}),
+        )
+        .await;
+    assert_eq!(code, 200, "{page}");
+    assert_eq!(
+        page["combat"]["defender"]["piece"]["supported"],
+        json!(true),
+        "{page}"
+    );
+
+    // `aide roll --combat b1 r1` on the same table with the same seed.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    std::fs::write(&state, json!({"pieces": placements}).to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aide"))
+        .args(["roll", "--scenario"])
+        .arg(mini("scenario.toml"))
+        .arg("--state")
+        .arg(&state)
+        .args(["--combat", "b1", "r1", "--seed", "4242", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "attacker_facts",
+        "defender_facts",
+        "plans",
+        "round",
+        "combat",
+        "roll_id",
+    ] {
+        assert_eq!(page[key], cli[key], "{key}: page {page} cli {cli}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_combat_or_bombardment_on_the_cups_night_turn() {
+    // "There are 8 regular turns in a day, followed by 1 Night Turn": "Sin ataques ni
+    // bombardeos" [3.2]. Play the cup through turns 1..8 (every chit drawn and moved, then
+    // the turn ends) to day 1's night turn.
+    let placements = [
+        at("r1", 10.0, 20.0, 0.0),
+        at("b1", 10.0, 19.625, 180.0),
+        at("rart", 20.0, 20.0, 0.0),
+        at("b2", 20.0, 17.0, 180.0),
+    ];
+    let (server, _) = mini_server(&placements).await;
+    // By day both are rolled.
+    let (code, r) = server
+        .post("/api/roll", &json!({"combat": ["b1", "r1"]}))
+        .await;
+    assert_eq!(code, 200, "{r}");
+    let viewer = json!({"viewer": "red"});
+    for _ in 0..8 {
+        loop {
+            let (code, d) = server.post("/api/chits/draw", &viewer).await;
+            if code == 409 {
+                assert!(d["error"].as_str().unwrap().contains("bag is empty"), "{d}");
+                break;
+            }
+            assert_eq!(code, 200, "{d}");
+            let (code, f) = server.post("/api/chits/finish", &viewer).await;
+            assert_eq!(code, 200, "{f}");
+        }
+        let (code, t) = server.post("/api/chits/end-turn", &viewer).await;
+        assert_eq!(code, 200, "{t}");
+    }
+    let (_, cup) = server.get("/api/chits?viewer=red").await;
+    assert_eq!(cup["turn"], json!({"day": 1, "number": 9}), "{cup}");
+    for body in [
+        json!({"combat": ["b1", "r1"]}),
+        json!({"bombard": ["rart", "b2"]}),
+    ] {
+        let (code, e) = server.post("/api/roll", &body).await;
+        assert_eq!(code, 409, "{body}: {e}");
+        let why = e["error"].as_str().unwrap();
+        assert!(
+            why.contains("day 1, night turn") && why.contains("Sin ataques ni bombardeos"),
+            "{why}"
+        );
+    }
+    // Plain dice are still thrown at night.
+    let (code, _) = server.post("/api/roll", &json!({"notation": "d6"})).await;
+    assert_eq!(code, 200);
+}

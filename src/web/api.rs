@@ -14,10 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use crate::dice::chits::{AlterKind, Attempt, ChitError};
-use crate::dice::combat::{Combat, Edition, Engagement, bombard};
+use crate::dice::combat::{Combat, Edition, Engagement, bombard, daylight};
 use crate::dice::{Notation, RollId, Roller};
 use crate::geom::edge_distance;
-use crate::rules::pub_battles::{combat, fof_polygon, in_field_of_fire, line_of_sight};
+use crate::rules::pub_battles::{combat, fof_polygon, in_field_of_fire};
 use crate::scenario::RulesId;
 use crate::table::{Piece, TableState};
 
@@ -286,7 +286,9 @@ pub async fn sight(
 }
 
 /// POST /api/roll: `{"notation": "3d6 hits 4+ -1"}`, `{"combat": [ATTACKER, DEFENDER]}`
-/// or `{"bombard": [GUN, TARGET]}`; `"seed"` replays a roll id.
+/// or `{"bombard": [GUN, TARGET]}`; `"seed"` replays a roll id. Combats and bombardments
+/// are judged as `aide roll` judges them; on the chit cup's night turn both are refused
+/// (409).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RollRequest {
@@ -324,11 +326,13 @@ pub async fn roll(
             ));
         }
         (None, Some([a, b]), None) => {
+            refuse_at_night(&state)?;
             let state = state.clone();
             let answer = blocking(move || roll_combat(&state, &a, &b, &mut roller)).await?;
             ("combat", answer)
         }
         (None, None, Some([a, b])) => {
+            refuse_at_night(&state)?;
             let state = state.clone();
             let answer = blocking(move || roll_bombard(&state, &a, &b, &mut roller)).await?;
             ("bombard", answer)
@@ -399,7 +403,19 @@ fn pub_battles(state: &AppState) -> bool {
     )
 }
 
-/// Round 1 of a combat between two pieces, with every modifier the table earns.
+/// "Sin ataques ni bombardeos" [3.2, Night Turn]: the page's chit cup keeps the turn
+/// die, so a combat or a bombardment on its night turn is refused (409: the turn refuses
+/// now), as `aide roll --night` refuses ([`daylight`]).
+fn refuse_at_night(state: &AppState) -> Result<(), ApiError> {
+    let turn = state.cup.lock().expect("cup lock").turn;
+    daylight(turn.is_night())
+        .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{turn}: {e}")))
+}
+
+/// Round 1 of a combat between two pieces, with every modifier the table earns: the same
+/// library calls as `aide roll --combat` (src/cli/roll.rs), support from the Reserve
+/// included ([`combat::combatant_on`]). The page gives no start of the attacker's move,
+/// as `aide roll` without `--attacker-from`.
 fn roll_combat(
     state: &AppState,
     attacker: &str,
@@ -418,8 +434,14 @@ fn roll_combat(
         Engagement::FireFight
     } else {
         return Err(refuse(format!(
-            "{} and {} are not in contact: \"You must be able to move so that the majority of the pieces are in contact\"",
-            a.id, d.id
+            "{} and {} are not in contact{}: \"You must be able to move so that the majority of the pieces are in contact\"",
+            a.id,
+            d.id,
+            if combat::edition(rules) == Edition::V30 {
+                " nor is the defender in the attacker's field of fire"
+            } else {
+                ""
+            }
         )));
     };
     let attacker_facts = combat::fire_facts(rules, scenario, table, a, d, true);
@@ -427,8 +449,8 @@ fn roll_combat(
     let mut fight = Combat::new(
         combat::edition(rules),
         engagement,
-        combat::combatant(rules, table, a),
-        combat::combatant(rules, table, d),
+        combat::combatant_on(rules, scenario, table, a),
+        combat::combatant_on(rules, scenario, table, d),
     )
     .map_err(|e| refuse(e.to_string()))?;
     let plans = fight
@@ -450,7 +472,10 @@ fn roll_combat(
     }))
 }
 
-/// "Fresh, not in contact … one target, up to 1 full foot move", seen.
+/// A bombardment when [`combat::bombardment`] allows it, as `aide roll --bombard`: not in
+/// contact, in sight, not through or over a friendly piece, and in the variant's arc (3.0
+/// field of fire, quick start 45 degrees). A refusal (422) gives every problem with the
+/// verdict's numbers.
 fn roll_bombard(
     state: &AppState,
     gun: &str,
@@ -461,27 +486,27 @@ fn roll_bombard(
     let (rules, scenario, table) = (&state.pub_battles, &*state.scenario, &*snap.table);
     let (g, t) = (piece(table, gun)?, piece(table, target)?);
     let refuse = |m: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, m);
-    let in_contact = table
-        .pieces
-        .iter()
-        .any(|p| p.side != g.side && !p.kind.is_hq() && combat::in_contact(rules, g, p));
-    if in_contact {
+    let verdict = combat::bombardment(rules, scenario, table, g, t);
+    if !verdict.allowed {
         return Err(refuse(format!(
-            "{} is in contact with the enemy and cannot bombard",
-            g.id
+            "{} may not bombard {} ({:.2} in edge to edge, range {:.2} in{}): {}",
+            g.id,
+            t.id,
+            verdict.distance_in,
+            verdict.range_in,
+            verdict
+                .fraction_in_arc
+                .map(|f| format!(", {:.0}% of the target in the arc", f * 100.0))
+                .unwrap_or_default(),
+            verdict.problems.join("; ")
         )));
     }
-    let sight = line_of_sight(rules, scenario, table, g, t);
-    if !sight.can_see {
-        let why = sight.blocked_by.map(|b| b.reason).unwrap_or_default();
-        return Err(refuse(format!("{} cannot see {}: {why}", g.id, t.id)));
-    }
     let facts = combat::fire_facts(rules, scenario, table, g, t, true);
-    let mut victim = combat::combatant(rules, table, t);
+    let mut victim = combat::combatant_on(rules, scenario, table, t);
     let volley = bombard(
         roller,
         combat::edition(rules),
-        &combat::combatant(rules, table, g),
+        &combat::combatant_on(rules, scenario, table, g),
         &mut victim,
         facts,
     )
@@ -489,7 +514,8 @@ fn roll_bombard(
     Ok(serde_json::json!({
         "gun": g.id,
         "target": t.id,
-        "distance_in": sight.distance_in,
+        "distance_in": verdict.distance_in,
+        "verdict": verdict,
         "volley": volley,
         "text": volley.to_string(),
         "roll_id": roller.id(),
