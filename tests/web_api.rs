@@ -519,6 +519,24 @@ async fn page_scenario_and_qr_are_served() {
     assert_eq!(s["map"]["image"], "/map.svg");
     assert_eq!(s["sides"].as_array().unwrap().len(), 2);
     assert_eq!(s["terrain"]["type"], "FeatureCollection");
+    // The page draws fields of fire for the kinds the rules give one: detachments too,
+    // "Pequeñas unidades de infantería" (3.2, the default reading); cavalry and HQs not.
+    let fof_kinds: Vec<&str> = s["fof_kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fof_kinds,
+        [
+            "infantry",
+            "dragoons",
+            "artillery",
+            "horse-artillery",
+            "detachment"
+        ]
+    );
     let qr = server.http.get(server.url("/qr.svg")).send().await.unwrap();
     assert_eq!(qr.headers()["content-type"], "image/svg+xml");
     assert!(qr.text().await.unwrap().contains("<svg"));

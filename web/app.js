@@ -299,7 +299,7 @@ async function refresh() {
 function localCheck(r) {
   const p = piece(r.id);
   let fof = null;
-  if (["infantry", "dragoons", "artillery", "horse-artillery"].includes(p.kind)) {
+  if (app.scenario.fof_kinds.includes(p.kind)) {
     // The field of fire as the rules draw it: the front edge, then sides splaying out.
     const [fl, fr] = corners(p.footprint);
     const h = (p.footprint.heading_deg * Math.PI) / 180, depth = app.report.measures.fof_depth_in;

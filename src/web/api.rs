@@ -126,6 +126,12 @@ pub async fn scenario(State(state): State<Arc<AppState>>) -> Json<serde_json::Va
         },
         "measures": state.current().report.measures,
         "fof_splay_deg": state.pub_battles.options.fof_splay_deg,
+        // The kinds whose field of fire the page draws, as the rules read them (a
+        // detachment's depends on `detachment_fof`).
+        "fof_kinds": crate::table::UnitKind::ALL
+            .into_iter()
+            .filter(|&k| crate::rules::pub_battles::projects_fof(&state.pub_battles, k))
+            .collect::<Vec<_>>(),
         "sides": s.sides,
         "commands": s.commands,
         "units": s.units,
