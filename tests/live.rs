@@ -28,7 +28,11 @@ fn stored_events(db: &Path) -> Vec<Event> {
 fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
     let scenario = Scenario::load(Path::new("scenarios/demo/valley.toml")).unwrap();
     let tables: Vec<_> = aide::web::demo::tables(&scenario).unwrap()[..4].to_vec();
-    let base = sim::random_scene(2, 36.0, 24.0, 960, 540);
+    // 1280x720: at 960x540, now that blocks carry their labels, the demo's spent block
+    // at (7.2, 9.8) reads 4.8 degrees off its true facing (0.4 at 1280x720), past the
+    // tracker's 3 degrees of stillness, and is logged as moved. hardware.md asks for
+    // 1080p; the low-resolution reading is written in the stop's note.
+    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
     let mut camera =
         ScriptedCamera::new(scenario.clone(), tables.clone(), base, 1000.0).with_timing(2, 9);
@@ -115,7 +119,8 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
     let db = dir.path().join("game.db");
     let shared = Arc::new(scenario.clone());
     let recorder = Recorder::open(&db, shared.clone()).unwrap();
-    let base = sim::random_scene(2, 36.0, 24.0, 960, 540);
+    // 1280x720, as in the test above.
+    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
     // Each table still for 2 s after a hand in view for 0.3 s, 10 frames a second.
     let camera =
