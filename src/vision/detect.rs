@@ -906,6 +906,9 @@ fn lit_paint(blob: &[Px], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
     Some((bright, lit))
 }
 
+/// A label's area, 1.6 x 0.6 in.
+const LABEL_IN_SQ: f64 = 0.96;
+
 /// A label's area at the least (0.45 sq in; a spent block's shows about 0.96, a facing
 /// strip 0.35): paper this large lies on a top, and a top that holds it is a top.
 const LABEL_MIN_PX: usize = (0.45 * PX_PER_IN * PX_PER_IN) as usize;
@@ -1291,6 +1294,7 @@ fn fit_shapes(
     cam_h: f64,
     model: &PieceModel,
     shaded: &dyn Fn(f64, f64) -> f64,
+    paper_share: &dyn Fn(f64, f64) -> Option<f64>,
 ) -> Vec<Fit> {
     let (Some(block), Some(hq)) = (model.shape(UnitKind::Infantry), model.shape(UnitKind::Hq))
     else {
@@ -1346,6 +1350,13 @@ fn fit_shapes(
             let toward = sil.toward_camera()[1];
             let far = sil.far_edge(1) + toward * EDGE_BLUR_PX;
             let inner = sil.far_edge(1) + toward * depth * scale * PX_PER_IN;
+            // A spent block's label lies on its top, over the half away from the camera
+            // too; a standing block's label seen beside its top lies toward the camera
+            // only, with the lit top's paint away from it.
+            let half = sil.far_edge(1) + toward * 0.5 * depth * scale * PX_PER_IN;
+            let label_off_top = status == Status::Spent
+                && kind == "block"
+                && paper_share(far.min(half), far.max(half)).is_some_and(|share| share < 0.25);
             Fit {
                 kind,
                 status,
@@ -1354,7 +1365,8 @@ fn fit_shapes(
                 depth_in: depth,
                 err: along_err
                     + miss(width, depth, shift_across)
-                    + shaded(far.min(inner), far.max(inner)),
+                    + shaded(far.min(inner), far.max(inner))
+                    + if label_off_top { 0.5 } else { 0.0 },
             }
         })
         .collect();
@@ -1449,7 +1461,20 @@ fn measure(
             dark as f64 / paint as f64
         }
     };
-    let fits = fit_shapes(&sil, cut, cam_h, options.model, &shaded);
+    // The share of the blob's paper that lies in a stretch across the axis; `None`
+    // when the blob holds less paper than a quarter of a label.
+    let paper: Vec<f64> = blob
+        .iter()
+        .filter(|p| p.paper)
+        .map(|p| dot(sub(p.centre(), axes.centre), axes.normal))
+        .collect();
+    let paper_share = |lo: f64, hi: f64| {
+        let label_px = LABEL_IN_SQ * PX_PER_IN * PX_PER_IN;
+        ((paper.len() as f64) >= 0.25 * label_px).then(|| {
+            paper.iter().filter(|n| (lo..=hi).contains(*n)).count() as f64 / paper.len() as f64
+        })
+    };
+    let fits = fit_shapes(&sil, cut, cam_h, options.model, &shaded, &paper_share);
     tracing::trace!(
         at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
         along_px = ?sil.along,
