@@ -1276,6 +1276,8 @@ struct Fit {
     frontage_in: f64,
     depth_in: f64,
     err: f64,
+    /// Held against a spent reading whose label lies off its top (see [`fit_shapes`]).
+    misplaced_label: f64,
 }
 
 /// The shapes a silhouette may be, best first: a fresh or spent block or an HQ cube (only
@@ -1365,12 +1367,13 @@ fn fit_shapes(
                 depth_in: depth,
                 err: along_err
                     + miss(width, depth, shift_across)
-                    + shaded(far.min(inner), far.max(inner))
-                    + if label_off_top { 0.5 } else { 0.0 },
+                    + shaded(far.min(inner), far.max(inner)),
+                // Ranks the shapes, but is no reason to doubt that a blob is a piece.
+                misplaced_label: if label_off_top { 0.5 } else { 0.0 },
             }
         })
         .collect();
-    fits.sort_by(|a, b| a.err.total_cmp(&b.err));
+    fits.sort_by(|a, b| (a.err + a.misplaced_label).total_cmp(&(b.err + b.misplaced_label)));
     fits
 }
 
