@@ -948,13 +948,16 @@ fn paper_regions(blob: &[Px]) -> Vec<Vec<[f64; 2]>> {
 /// apart around its label, which holds it together.
 fn lit_top(blob: &[Px], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
     let (bright, mut top) = lit_paint(blob, plane)?;
-    top.extend(
-        paper_regions(blob)
-            .into_iter()
-            .filter(|r| r.len() >= LABEL_MIN_PX)
-            .flatten(),
-    );
+    top.extend(labels(blob));
     (top.len() >= 4).then_some((bright, top))
+}
+
+/// The pixel centres of a blob's labels: its paper regions of a label's size.
+fn labels(blob: &[Px]) -> impl Iterator<Item = [f64; 2]> {
+    paper_regions(blob)
+        .into_iter()
+        .filter(|r| r.len() >= LABEL_MIN_PX)
+        .flatten()
 }
 
 /// The pieces in one blob of a side's paint (with its paper). Blocks of a side standing
@@ -1408,7 +1411,8 @@ fn measure(
         .collect();
     // The axes from the lit top and its label: a standing block's label on its back
     // face shows slanted, and would turn them.
-    let axes = principal_axes(&lit_top(blob, plane)?.1);
+    let top: Vec<[f64; 2]> = lit.iter().copied().chain(labels(blob)).collect();
+    let axes = principal_axes(&top);
     let (cam_x, cam_y, cam_h) = camera;
     let nadir = sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], axes.centre);
     // The silhouette reaches past the lit top by a side face at most: paint farther off
