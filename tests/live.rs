@@ -34,8 +34,9 @@ fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
     // 1080p; the low-resolution reading is written in the stop's note.
     let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
+    let map = sim::scenario_map(&scenario, base.seed).unwrap();
     let mut camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, 1000.0).with_timing(2, 9);
+        ScriptedCamera::new(scenario.clone(), tables.clone(), base, map, 1000.0).with_timing(2, 9);
     let mut observer = TableObserver::new(&scenario, Some(lens), ColourModel::builtin());
     let shared = Arc::new(scenario.clone());
     let mut tracker = Tracker::resume(shared.clone(), TrackerConfig::default(), tables[0].clone());
@@ -123,8 +124,9 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
     let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
     // Each table still for 2 s after a hand in view for 0.3 s, 10 frames a second.
+    let map = sim::scenario_map(&scenario, base.seed).unwrap();
     let camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, 10.0).with_timing(3, 20);
+        ScriptedCamera::new(scenario.clone(), tables.clone(), base, map, 10.0).with_timing(3, 20);
     let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
     let (opened_tx, _opened_rx) = std::sync::mpsc::channel();
     let tracker = Arc::new(std::sync::Mutex::new(Tracker::resume(

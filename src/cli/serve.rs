@@ -142,12 +142,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     };
                     let camera_scenario = scenario.clone();
                     let fps = args.fps;
+                    // The camera films the demo's printed map, the one the page draws.
+                    let map = sim::scenario_map(&scenario, base.seed)
+                        .context("the built-in demo's map image")?;
                     Source::Frames {
                         open: Box::new(move || {
-                            Ok(
-                                Box::new(ScriptedCamera::new(camera_scenario, tables, base, fps))
-                                    as Box<dyn FrameSource>,
-                            )
+                            Ok(Box::new(ScriptedCamera::new(
+                                camera_scenario,
+                                tables,
+                                base,
+                                map,
+                                fps,
+                            )) as Box<dyn FrameSource>)
                         }),
                         intrinsics: Some(lens),
                         start: Some(start),
