@@ -180,6 +180,7 @@ function corners(fp) {
 const pts = (cs) => cs.map((p) => p[0].toFixed(4) + "," + p[1].toFixed(4)).join(" ");
 
 /** Map inches from (x, y) to the nearest point of a footprint, 0 inside. */
+app.distanceToFootprint = (fp, x, y) => distanceToFootprint(fp, x, y);
 function distanceToFootprint(fp, x, y) {
   const hd = (fp.heading_deg * Math.PI) / 180;
   const dx = x - fp.center.x, dy = y - fp.center.y;
@@ -217,9 +218,8 @@ function zoomTo(x0, y0, x1, y1, minW) {
   app.vb = { x: (x0 + x1) / 2 - w / 2, y: (y0 + y1) / 2 - hh / 2, w, h: hh };
   setViewBox();
 }
-/** Zoom onto the selected pieces and their neighbours: every piece within 4 in of one of
- *  them and every piece within 12 in its verdicts name (its HQ, what it sees, its
- *  flankers, its targets), so that the second piece of a pair is still on the screen. */
+/** Zoom onto the selected pieces and their neighbours: every piece within 4 in and every
+ *  piece its verdicts name, so that the second piece of a pair is still on the screen. */
 function zoomToSelection() {
   const sel = app.sel.map(piece).filter(Boolean);
   if (!sel.length) return;
@@ -227,11 +227,14 @@ function zoomToSelection() {
   const near = (p, q) => Math.hypot(p.footprint.center.x - q.footprint.center.x, p.footprint.center.y - q.footprint.center.y);
   if (sel.length === 1) {
     const r = pieceReport(sel[0].key);
-    const named = r ? [r.commanded_by, ...r.flanked_by, ...r.in_contact_with, ...r.can_see, ...r.fof_detail.map((f) => f.id),
+    // What its verdicts name wherever it stands (its HQ, flankers, contacts, targets in
+    // range); what it sees only within 12 in (sight may cross the whole map).
+    const named = r ? [r.commanded_by, ...r.flanked_by, ...r.in_contact_with, ...r.fof_detail.map((f) => f.id),
       ...(r.nbc ? [r.nbc.command && r.nbc.command.commander, ...r.nbc.artillery.map((a) => a.target), ...r.nbc.contact_zone.map((z) => z.id)] : []),
       ...(r.hex ? r.hex.shots.map((s) => s.target) : [])] : [];
+    const seen = r ? r.can_see : [];
     for (const q of app.table.pieces) {
-      if (near(sel[0], q) <= 4 || (named.includes(q.id) && near(sel[0], q) <= 12)) keep.add(q);
+      if (near(sel[0], q) <= 4 || named.includes(q.id) || (seen.includes(q.id) && near(sel[0], q) <= 12)) keep.add(q);
     }
   }
   const xs = [], ys = [];
@@ -310,7 +313,7 @@ svg.addEventListener("wheel", (e) => {
 const centreZoom = (k) => { const r = svg.getBoundingClientRect(); zoomAt(r.x + r.width / 2, r.y + r.height / 2, k); };
 $("zoomin").onclick = () => centreZoom(1.6);
 $("zoomout").onclick = () => centreZoom(1 / 1.6);
-$("zoomfit").onclick = fit;
+$("zoomfit").onclick = () => { app.vbBefore = null; fit(); };
 window.addEventListener("resize", () => { if (app.scenario) setViewBox(); });
 
 // ---------- drawing ----------
@@ -495,6 +498,8 @@ function pieceAt(x, y) {
 app.pieceAt = pieceAt;
 
 function select(key, opts) {
+  // The view before a selection zoomed in: clearing the selection returns to it.
+  if (!app.sel.length && !app.vbBefore) app.vbBefore = { ...app.vb };
   if (app.sel.length === 1 && app.sel[0] === key) app.sel = [];
   else if (app.sel.length === 1) app.sel = [app.sel[0], key];
   else app.sel = [key];
@@ -507,6 +512,11 @@ app.select = select;
 function clearSelection() {
   app.sel = [];
   app.rulerPts = [];
+  if (app.vbBefore) {
+    app.vb = app.vbBefore;
+    app.vbBefore = null;
+    setViewBox();
+  }
   refresh();
 }
 
@@ -623,7 +633,7 @@ function showPiece(c) {
   const flanked = flankers(r);
   const pub = !r.hex && !r.nbc;
   show("info",
-    h("h3", null, swatch(p.side), " ", nameOf(p)),
+    h("h3", { "data-key": p.id }, swatch(p.side), " ", nameOf(p)),
     dl([
       ["Piece", `${KIND_WORDS[p.kind] || p.kind} · ${p.status} · ${p.id}`],
       (pub || r.nbc) && ["Command", cmd.text, { id: "command", className: cmd.cls, "data-margin": cmd.margin ?? "" }],
@@ -777,8 +787,10 @@ async function rulerTap(x, y) {
   app.rulerPts.push([x, y]);
   drawRuler();
   const err = FINGER_PX / pxPerInch();
-  // Decimals a finger can honestly claim at this zoom: one more for each tenfold.
-  const decimals = (perUnit) => Math.max(0, Math.min(2, -Math.floor(Math.log10(err * perUnit))));
+  // Decimals a finger can honestly claim at this zoom: the last digit's step no finer than
+  // the finger's error (±0.55 in at a whole 36 in map on a phone: whole inches; ±0.09 in
+  // zoomed in 6x: tenths).
+  const decimals = (perUnit) => Math.max(0, Math.min(2, Math.floor(-Math.log10(err * perUnit))));
   const point = ([px, py]) => `${px.toFixed(decimals(1))}, ${py.toFixed(decimals(1))}`;
   if (app.rulerPts.length < 2) {
     show("info", h("p", { className: "hint" }, `From ${point([x, y])}: tap the second point.`));
@@ -796,7 +808,7 @@ async function rulerTap(x, y) {
       ["Distance", text, { id: "rulerout", "data-in": m.distance_in, "data-rules": m.rules_distance }],
       m.foot_moves !== null && ["Foot", `${m.foot_moves.toFixed(Math.max(d, 1))} moves`],
       m.foot_moves !== null && ["Mounted", `${m.mounted_moves.toFixed(Math.max(d, 1))} moves`],
-      ["Finger", `±${(err * perUnit).toFixed(d + 1)} ${m.unit === "hex" ? "in" : m.unit} at this zoom: zoom in to measure finer`, { className: "hint" }],
+      ["Finger", `±${(err * perUnit).toFixed(d + 1)} ${m.unit === "hex" ? "in" : m.unit} at this zoom; zoom in to measure finer`, { className: "hint" }],
       ["From → to", `${point(p1)} → ${point(p2)}`],
     ]));
   } catch (err) {
@@ -1008,6 +1020,8 @@ function eventText(e) {
 }
 function drawText(d) {
   const v = d.value;
+  if (v.attacker) return `combat: ${nameOf(v.attacker)} attacks ${nameOf(v.defender)}, ${v.text.split("\n")[0]}`;
+  if (v.gun && v.volley) return `bombardment: ${nameOf(v.gun)} → ${nameOf(v.target)}, ${v.text.split("\n")[0]}`;
   if (v.text) return `${d.kind}: ${v.text.split("\n")[0]}`;
   if (v.shooter) return `shot: ${nameOf(v.shooter)} → ${nameOf(v.target)}, ${v.result.hits} hits`;
   if (v.gun && v.result && v.result.plan) return `battery: ${nameOf(v.gun)} → ${nameOf(v.target)}, ${v.result.hits} hits`;
@@ -1107,6 +1121,7 @@ function showStatus() {
 }
 setInterval(showStatus, 500);
 
+app.onMessage = (msg) => onMessage(msg);
 function onMessage(msg) {
   app.status = msg.status;
   app.statusAt = performance.now();

@@ -227,3 +227,22 @@ pub struct MoveVerdict {
     /// Rules the end position breaks unless the move is an attack (e.g. ending in a FoF).
     pub warnings: Vec<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::hundredths;
+
+    /// The demo's Carvell Militia is 0.125 in inside its HQ's range and its neighbour
+    /// 0.125 in outside: `{:.2}` alone printed 0.12 where the page printed 0.13.
+    #[test]
+    fn margins_round_half_away_from_zero() {
+        let shown = |x: f64| format!("{:.2}", hundredths(x));
+        assert_eq!(shown(0.125), "0.13");
+        assert_eq!(shown(-0.125), "-0.13");
+        assert_eq!(shown(-(-0.125)), "0.13");
+        assert_eq!(shown(2.675), "2.67"); // 2.67499999… in binary: no half to round
+        assert_eq!(shown(-0.004), "0.00");
+        assert_eq!(shown(1.005), "1.00"); // 1.00499999… in binary
+        assert_eq!(shown(0.375), "0.38");
+    }
+}
