@@ -692,15 +692,19 @@ function identifyPicker(p) {
   const named = app.named && app.named.unit === p.id
     ? h("p", { id: "identifyout", className: "good" }, `Named ${nameOf(p.id)}; it was taken for ${nameOf(app.named.was)}.`)
     : h("p", { id: "identifyout", className: "hint" });
-  select_.onchange = () => {
-    const unit = select_.value;
+  // The question stays while new tables redraw the panel, until the player answers it.
+  const ask = (unit) => {
+    app.pendingName = unit ? { of: p.id, unit } : null;
+    select_.value = unit;
     confirm.hidden = !unit;
     if (!unit) return;
     show(confirm,
       h("span", null, `Name ${nameOf(p.id)} as ${nameOf(unit)}? The two names swap.`),
-      h("button", { id: "identifyyes", onclick: () => { confirm.hidden = true; identify(p, unit); } }, "Name it"),
-      h("button", { id: "identifyno", onclick: () => { confirm.hidden = true; select_.value = ""; } }, "Cancel"));
+      h("button", { id: "identifyyes", onclick: () => { ask(""); identify(p, unit); } }, "Name it"),
+      h("button", { id: "identifyno", onclick: () => ask("") }, "Cancel"));
   };
+  select_.onchange = () => ask(select_.value);
+  if (app.pendingName && app.pendingName.of === p.id) ask(app.pendingName.unit);
   return h("div", null, h("div", { className: "row" }, h("label", null, "Wrong unit? ", select_)), confirm, named);
 }
 

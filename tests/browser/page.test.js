@@ -4,11 +4,10 @@
 // servers and passes AIDE_URL, AIDE_LIVE_URL, AIDE_WATCHED_URL, AIDE_CHECK_JSON and
 // AIDE_SHOTS.
 "use strict";
-const { chromium } = require("playwright-core");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
+const { phone, tapMap, run } = require("./phone");
 
 const url = process.env.AIDE_URL;
 const check = JSON.parse(fs.readFileSync(process.env.AIDE_CHECK_JSON, "utf8"));
@@ -16,26 +15,9 @@ const checkText = fs.readFileSync(process.env.AIDE_CHECK_TEXT, "utf8");
 const rounding = JSON.parse(process.env.AIDE_ROUNDING);
 const shots = process.env.AIDE_SHOTS;
 
-async function tapMap(page, x, y) {
-  const [sx, sy] = await page.evaluate(([x, y]) => window.aide.mapToScreen(x, y), [x, y]);
-  await page.touchscreen.tap(sx, sy);
-}
 
 async function main() {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "aide-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-  });
-  const page = context.pages()[0] || (await context.newPage());
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
+  const { context, page, errors, close } = await phone();
   try {
     await page.goto(url);
     await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
@@ -263,12 +245,8 @@ async function main() {
     assert.deepEqual(errors, [], "no script errors");
     console.log(`ok: ${drawn} pieces, command ${text}, ruler ${d} in, combat ${rolled}`);
   } finally {
-    await context.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await close();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -5,20 +5,14 @@
 // Run by tests/web_browser.rs, which starts one server per scenario and passes AIDE_URLS
 // ("name=url name=url …") and AIDE_SHOTS.
 "use strict";
-const { chromium } = require("playwright-core");
 const assert = require("node:assert/strict");
-const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
+const { phone, tapMap, run } = require("./phone");
 
 const urls = Object.fromEntries(process.env.AIDE_URLS.split(" ").map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
 const shots = process.env.AIDE_SHOTS;
 const VIEWPORTS = [{ name: "portrait", width: 390, height: 844 }, { name: "landscape", width: 844, height: 390 }];
 
-async function tapMap(page, x, y) {
-  const [sx, sy] = await page.evaluate(([x, y]) => window.aide.mapToScreen(x, y), [x, y]);
-  await page.touchscreen.tap(sx, sy);
-}
 async function tapPiece(page, id) {
   const p = await page.evaluate((id) => window.aide.table.pieces.find((q) => q.id === id).footprint.center, id);
   await tapMap(page, p.x, p.y);
@@ -99,20 +93,7 @@ async function common(page, vp, name) {
 }
 
 async function main() {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "aide-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-  });
-  const page = context.pages()[0] || (await context.newPage());
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
+  const { context, page, errors, close } = await phone();
   const open = async (name, vp) => {
     await page.setViewportSize({ width: vp.width, height: vp.height });
     await page.goto(urls[name]);
@@ -356,12 +337,8 @@ async function main() {
     assert.deepEqual(errors, [], "no script errors");
     console.log("ok: demo, ohw-demo and nbc-demo at 390x844 and 844x390");
   } finally {
-    await context.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await close();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);
