@@ -341,6 +341,9 @@ function drawTerrain() {
     $("mapimg").setAttribute("href", app.scenario.map.image);
     return;
   }
+  // Open ground under the terrain: a map without an image is a field, not a grey void.
+  const m = app.scenario.map;
+  el("rect", { x: 0, y: 0, width: m.width_in, height: m.height_in, class: "ground" }, g);
   const features = [...((app.scenario.terrain && app.scenario.terrain.features) || [])]
     .sort((a, b) => (TERRAIN_ORDER[terrainKind(a)] ?? 2) - (TERRAIN_ORDER[terrainKind(b)] ?? 2));
   for (const f of features) {

@@ -206,6 +206,16 @@ async function main() {
       assert.equal(await page.textContent("#hits"), `${hits.hits} hit${hits.hits === 1 ? "" : "s"}`);
       assert.ok(hits.die >= 1 && hits.die <= 3);
       await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-shot.png`) });
+      // A shot the rules refuse is refused with their reason (422), an unknown piece 404.
+      const refused = ohw.pieces.flatMap((r) => (r.hex ? r.hex.shots.filter((s) => !s.allowed).map((s) => [r.id, s]) : []))[0];
+      const post = (body) => page.evaluate(async (body) => {
+        const r = await fetch("/api/roll", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        return [r.status, (await r.json()).error];
+      }, body);
+      const [code, why] = await post({ combat: [refused[0], refused[1].target] });
+      assert.equal(code, 422);
+      assert.equal(why, `${refused[0]} may not shoot ${refused[1].target}: ${refused[1].reason}`);
+      assert.equal((await post({ combat: [refused[0], "ghost"] }))[0], 404);
 
       // ---------- NBC ----------
       await open("nbc-demo", vp);
