@@ -293,6 +293,34 @@ async function main() {
     assert.ok((await page.locator("#q-command .listbtn").count()) > 0, "the list still answers for red");
     await page.screenshot({ path: path.join(shots, "fog.png") });
 
+    // ---------- tablets, under a strict Content-Security-Policy ----------
+    // The page has no inline script, handler or style attribute in its HTML: served with
+    // a CSP that forbids them, a session raises no violation. And on a tablet either way
+    // up, a tap's verdict is on the screen with nothing scrolling sideways.
+    const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'";
+    await page.route(/\/(\?.*)?$/, async (route) => {
+      const r = await route.fetch();
+      await route.fulfill({ response: r, headers: { ...r.headers(), "content-security-policy": csp } });
+    });
+    await page.addInitScript(() => {
+      window.__csp = [];
+      document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+    });
+    for (const [w, hgt] of [[768, 1024], [1024, 768]]) {
+      await page.setViewportSize({ width: w, height: hgt });
+      await page.goto(urls.demo);
+      await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+      await tapPiece(page, "red-2-inf-1");
+      await page.waitForSelector('#info h3[data-key="red-2-inf-1"]');
+      assert.ok(inView(await page.locator("#command").boundingBox(), { width: w, height: hgt }), `verdict in view at ${w}x${hgt}`);
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= w, `no sideways scroll at ${w}x${hgt}`);
+      await page.click("#list");
+      await page.click("#dice");
+      assert.deepEqual(await page.evaluate(() => window.__csp), [], "no CSP violation");
+      await page.screenshot({ path: path.join(shots, `tablet-${w}x${hgt}.png`) });
+    }
+    await page.unrouteAll();
+
     // ---------- installable and steady ----------
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(urls.demo);
