@@ -244,6 +244,12 @@ pub struct Measurement {
     /// In Pub Battles move sticks; null for rule systems that measure otherwise.
     foot_moves: Option<f64>,
     mounted_moves: Option<f64>,
+    /// The same distance as the scenario's rules count it: hexes between the two ends'
+    /// hexes (One Hour Wargames, as its shooting lines count), centimetres to the
+    /// hundredth (NBC, as its verdicts give them), or inches.
+    rules_distance: f64,
+    /// "in", "hex" or "cm".
+    unit: &'static str,
 }
 
 /// GET /api/measure?from=ID|x,y&to=ID|x,y
@@ -254,23 +260,45 @@ pub async fn measure(
     let Query(q) = query?;
     let snap = state.current();
     let (a, b) = (end(&snap.table, &q.from)?, end(&snap.table, &q.to)?);
-    let distance = match (a, b) {
+    let distance = match (&a, &b) {
         (End::Piece(a), End::Piece(b)) => {
             edge_distance(&a.footprint.polygon(), &b.footprint.polygon())
         }
         (End::Piece(p), End::Point(c)) | (End::Point(c), End::Piece(p)) => {
-            Euclidean.distance(&Point::from(c), &p.footprint.polygon())
+            Euclidean.distance(&Point::from(*c), &p.footprint.polygon())
         }
-        (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(a), Point::from(b)),
+        (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(*a), Point::from(*b)),
     };
     let round = crate::rules::pub_battles::round_in;
     let moves = snap.report.measures.inches();
+    let (rules_distance, unit) = match state.scenario.rules {
+        RulesId::OhwHex => {
+            let grid = crate::rules::ohw_hex::grid_of(&state.scenario);
+            let hex = |e: &End| {
+                grid.hex_at(match e {
+                    End::Piece(p) => Coord {
+                        x: p.pose.x_in,
+                        y: p.pose.y_in,
+                    },
+                    End::Point(c) => *c,
+                })
+            };
+            (f64::from(grid.distance(hex(&a), hex(&b))), "hex")
+        }
+        RulesId::Nbc => (
+            (distance * crate::model::CM_PER_IN * 100.0).round() / 100.0,
+            "cm",
+        ),
+        _ => (round(distance), "in"),
+    };
     Ok(Json(Measurement {
         from: q.from,
         to: q.to,
         distance_in: round(distance),
         foot_moves: moves.map(|m| round(distance / m.foot_move_in)),
         mounted_moves: moves.map(|m| round(distance / m.mounted_move_in)),
+        rules_distance,
+        unit,
     }))
 }
 
@@ -293,8 +321,8 @@ pub async fn sight(
 
 /// POST /api/roll: `{"notation": "3d6 hits 4+ -1"}`, `{"combat": [ATTACKER, DEFENDER]}`
 /// or `{"bombard": [GUN, TARGET]}`; `"seed"` replays a roll id. Combats and bombardments
-/// are judged as `aide roll` judges them; on the chit cup's night turn both are refused
-/// (409).
+/// are judged as `aide roll` judges them: Pub Battles combats and bombardments (refused,
+/// 409, on the chit cup's night turn), One Hour Wargames shots, NBC batteries' fire.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RollRequest {
@@ -325,11 +353,11 @@ pub async fn roll(
             answer["text"] = report.to_string().into();
             ("notation", answer)
         }
-        (None, Some(_), None) | (None, None, Some(_)) if !pub_battles(&state) => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "the page rolls Pub Battles combats only; `aide roll --combat` rolls this scenario's",
-            ));
+        // One Hour Wargames and NBC fire one way: a shot (OHW) or a battery's fire (NBC),
+        // asked for as a combat or a bombardment alike, as `aide roll` does.
+        (None, Some([a, b]), None) | (None, None, Some([a, b])) if !pub_battles(&state) => {
+            let state = state.clone();
+            blocking(move || table_roll(&state, &a, &b, &mut roller)).await?
         }
         (None, Some([a, b]), None) => {
             refuse_at_night(&state)?;
@@ -399,6 +427,37 @@ pub async fn identify(
             })
     })
     .await
+}
+
+/// A One Hour Wargames shot or an NBC battery's fire, judged as `aide roll` judges it.
+fn table_roll(
+    state: &AppState,
+    a: &str,
+    b: &str,
+    roller: &mut Roller,
+) -> Result<(&'static str, serde_json::Value), ApiError> {
+    use crate::rules::{TableRollError, nbc, ohw_hex};
+    let snap = state.current();
+    let (scenario, table) = (&*state.scenario, &*snap.table);
+    let refused = |e: TableRollError| match e {
+        TableRollError::NotOnTable(id) => ApiError::unknown_piece(&id),
+        TableRollError::Refused(why) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why),
+    };
+    let value = |v: Result<serde_json::Value, serde_json::Error>| v.expect("serialises");
+    Ok(match scenario.rules {
+        RulesId::OhwHex => (
+            "shot",
+            value(serde_json::to_value(
+                ohw_hex::dice::shoot_on_table(scenario, table, a, b, roller).map_err(refused)?,
+            )),
+        ),
+        _ => (
+            "battery",
+            value(serde_json::to_value(
+                nbc::dice::fire_on_table(scenario, table, a, b, roller).map_err(refused)?,
+            )),
+        ),
+    })
 }
 
 /// Whether the scenario is played with one of the Pub Battles rule books.

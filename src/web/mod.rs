@@ -207,7 +207,8 @@ async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Re
         .on_upgrade(move |socket| hub::client(state, socket))
 }
 
-fn asset(content_type: &'static str, body: &'static str) -> Response {
+/// A file of the page, embedded in the binary: text or bytes (the icons).
+fn asset(content_type: &'static str, body: impl IntoResponse) -> Response {
     (
         [
             (header::CONTENT_TYPE, content_type),
@@ -280,6 +281,28 @@ pub fn router(state: Arc<AppState>) -> Router {
                     include_str!("../../web/style.css"),
                 )
             }),
+        )
+        // Installable: the manifest and its icons (a home-screen page opens full screen).
+        .route(
+            "/manifest.webmanifest",
+            get(|| async {
+                asset(
+                    "application/manifest+json",
+                    include_str!("../../web/manifest.webmanifest"),
+                )
+            }),
+        )
+        .route(
+            "/icon.svg",
+            get(|| async { asset("image/svg+xml", include_str!("../../web/icon.svg")) }),
+        )
+        .route(
+            "/icon-192.png",
+            get(|| async { asset("image/png", &include_bytes!("../../web/icon-192.png")[..]) }),
+        )
+        .route(
+            "/icon-512.png",
+            get(|| async { asset("image/png", &include_bytes!("../../web/icon-512.png")[..]) }),
         )
         .route("/map.svg", get(map_svg))
         .route("/qr.svg", get(qr_svg))
