@@ -48,8 +48,12 @@ enum Bench {
 }
 
 fn main() -> std::process::ExitCode {
+    // Our own warnings (a map reference that does not fit the table) reach the person
+    // at the table unless RUST_LOG says otherwise.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("aide=warn"));
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     let command = Cli::parse().command;

@@ -25,6 +25,9 @@ pub struct Args {
     /// Blocks of a side touching: lines end to end and columns, as in play.
     #[arg(long)]
     pub touching: bool,
+    /// No pieces: the empty table, as `aide calibrate map` wants it photographed.
+    #[arg(long, conflicts_with_all = ["touching", "hand"])]
+    pub empty: bool,
     /// Folder to write frame.png, truth.json, camera.json and scene.json into.
     #[arg(long)]
     pub out: PathBuf,
@@ -37,6 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         sim::random_scene(args.seed, w, h, args.width, args.height)
     };
+    if args.empty {
+        scene.pieces.clear();
+    }
     if args.hand {
         scene.hand = Some(Hand {
             from: [w * 0.55, h + 6.0],

@@ -12,7 +12,7 @@ use aide::scenario::{Scenario, load_state};
 use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
 use aide::track::{Tracker, TrackerConfig};
-use aide::vision::{ColourModel, Intrinsics, TableObserver};
+use aide::vision::{ColourModel, Intrinsics, MapReference, TableObserver};
 use aide::web::{self, AppState, Setup, demo, feed, qr};
 use anyhow::Context;
 
@@ -48,6 +48,11 @@ pub struct Args {
     /// The camera's lens: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
     #[arg(long)]
     pub camera_file: Option<PathBuf>,
+    /// The empty map, so its ink (a blue river, red roofs) is not taken for pieces:
+    /// `map` for the scenario's own map image, or a photo of the empty table made with
+    /// `aide calibrate map`. The demo uses its map image unless told `none`.
+    #[arg(long, value_name = "map|FILE|none")]
+    pub reference: Option<String>,
     /// The demo's table from frames of a synthetic camera read by the detector
     /// (`rendered`: the whole pipeline), or straight from its scripted states (`states`).
     #[arg(long, value_enum, default_value_t = DemoSource::Rendered)]
@@ -68,6 +73,21 @@ pub struct Args {
 pub enum DemoSource {
     Rendered,
     States,
+}
+
+/// The empty map named by `--reference`: `map`, the scenario's map image; else a file.
+fn empty_map(scenario: &Scenario, reference: &str) -> anyhow::Result<MapReference> {
+    let (w, h) = (scenario.map.width_in, scenario.map.height_in);
+    let path = match reference {
+        "map" => scenario.map_image_path().with_context(|| {
+            format!(
+                "--reference map: the scenario {} names no map image ([map] image)",
+                scenario.name
+            )
+        })?,
+        file => PathBuf::from(file),
+    };
+    Ok(MapReference::from_file(&path, w, h)?)
 }
 
 /// Where the served table comes from.
@@ -231,7 +251,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Source::Frames {
             open, intrinsics, ..
         } => {
-            let observer = TableObserver::new(&feed_scenario, intrinsics, ColourModel::builtin());
+            let mut observer =
+                TableObserver::new(&feed_scenario, intrinsics, ColourModel::builtin());
+            let reference = match args.reference.as_deref() {
+                None if args.scenario.is_none() => Some("map"),
+                chosen => chosen.filter(|r| *r != "none"),
+            };
+            if let Some(reference) = reference {
+                observer = observer.with_reference(empty_map(&feed_scenario, reference)?);
+            }
             let tracker = tracker.expect("made for every watched source");
             let (opened_tx, opened_rx) = mpsc::channel();
             feed::spawn(

@@ -40,9 +40,9 @@ const TOLERANCE_SHARE: f64 = 0.08;
 const LIGHTEST_SHADE: f64 = 0.75;
 const DEEPEST_SHADE: f64 = 0.45;
 
-/// A reference whose matched colours miss the bare map by more than this (median of the
-/// largest channel difference) does not show this table: another map, or the map moved.
-const MOST_MEDIAN_MISS: f64 = 24.0;
+/// The least correlation between the reference's brightness and the frame's, over the
+/// coarse reads, for the reference to be this table's.
+const LEAST_AGREEMENT: f64 = 0.5;
 
 /// Why a reference cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +51,16 @@ pub enum ReferenceError {
     Image(#[from] crate::sim::MapImageError),
     #[error("the reference {path} cannot be read: {reason}")]
     Unreadable { path: PathBuf, reason: String },
+    #[error(
+        "the reference {path} is the empty map of a {w_in} x {h_in} in map ({PX_PER_IN} px an inch), but this map is {map_w_in} x {map_h_in} in: photograph this map with `aide calibrate map`"
+    )]
+    OtherMap {
+        path: PathBuf,
+        w_in: f64,
+        h_in: f64,
+        map_w_in: f64,
+        map_h_in: f64,
+    },
 }
 
 /// The empty map on the detector's map plane.
@@ -77,6 +87,21 @@ impl MapReference {
                 })?
                 .into_rgb8();
             return Ok(Self { image });
+        }
+        // The plane of another map, made by `aide calibrate map`: say so, rather than
+        // that its shape is not the map's.
+        if let Ok((got_w, got_h)) = image::image_dimensions(path)
+            && got_w % PX_PER_IN as u32 == 0
+            && got_h % PX_PER_IN as u32 == 0
+            && got_w <= 120 * PX_PER_IN as u32
+        {
+            return Err(ReferenceError::OtherMap {
+                path: path.to_path_buf(),
+                w_in: f64::from(got_w) / PX_PER_IN,
+                h_in: f64::from(got_h) / PX_PER_IN,
+                map_w_in,
+                map_h_in,
+            });
         }
         let map = MapTexture::from_file(path, map_w_in, map_h_in)?;
         Ok(Self::from_texture(&map, map_w_in, map_h_in))
@@ -113,7 +138,7 @@ impl MapReference {
     /// paper. The light is told by the bare map alone; the tone curve by every read, so
     /// that the map's own blues and reds are known (pieces cover too little of any
     /// printed colour to sway its median). `None` when too few reads, or when the
-    /// reference does not look like this table (see [`MOST_MEDIAN_MISS`]).
+    /// reference does not look like this table (see [`LEAST_AGREEMENT`]).
     pub fn match_to(&self, reads: &[(u32, u32, [u8; 3], bool)]) -> Option<MatchedReference<'_>> {
         let (w, h) = self.image.dimensions();
         let (cells_w, cells_h) = (w.div_ceil(CELL_PX), h.div_ceil(CELL_PX));
@@ -171,21 +196,22 @@ impl MapReference {
                 matched.tone[c][b] = interpolate(&known, bin_level(b));
             }
         }
-        let mut misses: Vec<f64> = reads
+        // Whether the reference shows this table at all: where it is darker or lighter,
+        // so is the frame (the light taken out). Another map's rivers and roads lie
+        // elsewhere, and its brightness tells nothing of this one's. (A fitted tone
+        // curve would bend any map to fit, so the brightness is compared as it is.)
+        let pairs: Vec<(f64, f64)> = reads
             .iter()
             .filter_map(|&(x, y, rgb, _)| {
-                let expected = matched.expected(x, y)?;
-                Some(
-                    (0..3)
-                        .map(|c| (f64::from(rgb[c]) - expected[c]).abs())
-                        .fold(0.0, f64::max),
-                )
+                let r = self.at(x, y)?;
+                Some((brightness(r), brightness(rgb) / matched.light_at(x, y)))
             })
             .collect();
-        let miss = median(&mut misses);
-        if miss > MOST_MEDIAN_MISS {
+        let agreement = correlation(&pairs);
+        tracing::debug!(agreement, "map reference matched");
+        if agreement < LEAST_AGREEMENT {
             tracing::warn!(
-                median_miss = miss,
+                agreement,
                 "the map reference does not look like this table (another map, or the map has moved): not used"
             );
             return None;
@@ -281,6 +307,24 @@ fn interpolate(known: &[(f64, f64)], level: f64) -> f64 {
             (v0 + (v1 - v0) * (level - l0) / (l1 - l0)).max(0.0)
         }
     }
+}
+
+/// Pearson's correlation of the pairs; 0 when either side does not vary.
+fn correlation(pairs: &[(f64, f64)]) -> f64 {
+    let n = pairs.len() as f64;
+    let (mx, my) = pairs
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (x, y) in pairs {
+        sxy += (x - mx) * (y - my);
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+    }
+    if sxx <= 0.0 || syy <= 0.0 {
+        return 0.0;
+    }
+    sxy / (sxx * syy).sqrt()
 }
 
 fn median(values: &mut [f64]) -> f64 {
