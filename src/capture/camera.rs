@@ -15,32 +15,18 @@ use nokhwa::utils::{
     Resolution,
 };
 
-use super::{CaptureError, Frame, FrameSource, SourceKind};
+use super::{CaptureError, Frame, FrameSource, SourceKind, WebcamMode};
 use crate::journal::now_ms;
 
 /// How long to wait between attempts to open a lost camera.
 const REOPEN_EVERY: Duration = Duration::from_secs(1);
 
 /// Which camera and how it should run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WebcamSettings {
     /// The device index (0 is /dev/video0 on Linux).
     pub device: u32,
-    pub width: u32,
-    pub height: u32,
-    pub fps: u32,
-}
-
-impl Default for WebcamSettings {
-    /// 1080p at 30 frames a second over MJPEG: what a good USB webcam gives.
-    fn default() -> Self {
-        Self {
-            device: 0,
-            width: 1920,
-            height: 1080,
-            fps: 30,
-        }
-    }
+    pub mode: WebcamMode,
 }
 
 /// A camera the operating system lists.
@@ -135,9 +121,9 @@ impl FrameSource for Webcam {
 
 fn open_camera(s: WebcamSettings) -> Result<Camera, String> {
     let wanted = CameraFormat::new(
-        Resolution::new(s.width, s.height),
+        Resolution::new(s.mode.width, s.mode.height),
         FrameFormat::MJPEG,
-        s.fps,
+        s.mode.fps,
     );
     let format = RequestedFormat::new::<RgbFormat>(RequestedFormatType::Closest(wanted));
     let mut camera = Camera::new(CameraIndex::Index(s.device), format)

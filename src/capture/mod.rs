@@ -1,4 +1,5 @@
-//! Where frames come from: a webcam, a folder of recorded frames, or the synthetic demo.
+//! Where frames come from: a webcam, a network camera (MJPEG over HTTP), a folder of
+//! recorded frames, or the synthetic demo.
 //!
 //! Every source is a [`FrameSource`]: ask it for the next frame, get an RGB image with a
 //! timestamp, or an error that says whether to try again ([`CaptureError::Lost`]: the
@@ -8,7 +9,10 @@
 
 #[cfg(feature = "camera")]
 pub mod camera;
+pub mod mjpeg;
+pub mod newest;
 pub mod replay;
+pub mod serve_mjpeg;
 
 use image::RgbImage;
 use serde::Serialize;
@@ -57,4 +61,82 @@ pub trait FrameSource {
 
     /// Where the frames come from, for a person: "camera 0 (HD Webcam)", a folder.
     fn describe(&self) -> String;
+}
+
+/// What `--camera` names: a webcam's number, a network stream's address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CameraSpec {
+    /// Webcam N (cargo feature `camera`).
+    Webcam(u32),
+    /// `http://…`: an MJPEG stream.
+    Mjpeg(String),
+}
+
+impl std::str::FromStr for CameraSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if let Ok(n) = text.parse() {
+            return Ok(Self::Webcam(n));
+        }
+        let lower = text.to_ascii_lowercase();
+        if lower.starts_with("http://") {
+            return Ok(Self::Mjpeg(text.to_owned()));
+        }
+        if lower.starts_with("https://") {
+            return Err(format!(
+                "{text}: https is not read; phone camera apps serve their stream on \
+                 http:// on the local network"
+            ));
+        }
+        Err(format!(
+            "{text}: give a webcam's number (0 is the first), or a stream's address \
+             (http://PHONE:8080/video)"
+        ))
+    }
+}
+
+impl CameraSpec {
+    /// Open the camera: an error says what is wrong with it for the person starting the
+    /// service. Must be called on the thread that will read it (a webcam handle stays
+    /// on its thread).
+    pub fn open(&self, webcam: WebcamMode) -> Result<Box<dyn FrameSource>, CaptureError> {
+        match self {
+            Self::Mjpeg(url) => Ok(Box::new(mjpeg::MjpegStream::open(url)?)),
+            #[cfg(feature = "camera")]
+            Self::Webcam(device) => Ok(Box::new(camera::Webcam::open(camera::WebcamSettings {
+                device: *device,
+                mode: webcam,
+            })?)),
+            #[cfg(not(feature = "camera"))]
+            Self::Webcam(device) => {
+                let _ = webcam;
+                Err(CaptureError::Unavailable(format!(
+                    "camera {device}: this build reads no webcam; build it with \
+                     `cargo build --release --features camera` (needs libclang), or give \
+                     a stream's address"
+                )))
+            }
+        }
+    }
+}
+
+/// The resolution and rate to ask a webcam for (it gives the nearest it offers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WebcamMode {
+    pub width: u32,
+    pub height: u32,
+    pub fps: u32,
+}
+
+impl Default for WebcamMode {
+    /// 1080p at 30 frames a second over MJPEG: what a good USB webcam gives.
+    fn default() -> Self {
+        Self {
+            width: 1920,
+            height: 1080,
+            fps: 30,
+        }
+    }
 }
