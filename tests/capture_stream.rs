@@ -137,3 +137,169 @@ fn a_wrong_address_or_a_server_with_no_stream_is_refused_with_a_reason() {
         "{err}"
     );
 }
+
+/// A game filmed by a phone: the scripted demo game rendered at 1280x720, streamed as
+/// MJPEG at 10 frames a second, watched by the real server through the detector and the
+/// tracker into a SQLite journal. The phone's stream is killed for a second mid-game:
+/// the page says "lost", then "camera" again within 2 s of the stream's return, and the
+/// journal ends holding exactly the script's events, those committed before the drop
+/// among them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_stream() {
+    use aide::journal::{Journal, Recorder};
+    use aide::live::{CameraFeed, FrameAges};
+    use aide::sim::{self, ScriptedCamera};
+    use aide::track::{Event, EventDeriver, Tracker, TrackerConfig};
+    use aide::vision::{ColourModel, TableObserver};
+    use aide::web::feed::{Publisher, Source};
+    use aide::web::{AppState, Setup, demo};
+    use serde_json::Value;
+
+    const FPS: f64 = 10.0;
+    // Each table: a hand in view for 0.3 s, then still for 3 s.
+    const REACH: u32 = 3;
+    const HOLD: u32 = 30;
+    let scenario = demo::scenario().unwrap();
+    let tables: Vec<_> = demo::tables(&scenario).unwrap()[..4].to_vec();
+    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
+    let lens = base.pinhole().intrinsics;
+    let mut camera = ScriptedCamera::new(scenario.clone(), tables.clone(), base, 1000.0)
+        .with_timing(REACH, HOLD);
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    let mut last: Option<RgbImage> = None;
+    for _ in 0..tables.len() as u32 * (REACH + HOLD) {
+        let image = camera.next_frame().unwrap().image;
+        // Still frames repeat: encode each picture once.
+        let bytes = match &last {
+            Some(prev) if *prev == image => frames.last().unwrap().clone(),
+            _ => jpeg(&image),
+        };
+        frames.push(bytes);
+        last = Some(image);
+    }
+    let clip = Arc::new(Clip::new(frames, FPS));
+    let phone = MjpegServer::start(loopback(), clip.clone()).unwrap();
+    let phone_addr = phone.addr();
+    let url = phone.url();
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let shared = Arc::new(scenario.clone());
+    let recorder = Recorder::open(&db, shared.clone()).unwrap();
+    let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
+    let (opened_tx, opened_rx) = std::sync::mpsc::channel();
+    let tracker = Arc::new(std::sync::Mutex::new(Tracker::resume(
+        shared.clone(),
+        TrackerConfig::default(),
+        tables[0].clone(),
+    )));
+    let state = AppState::new(
+        Setup {
+            scenario: scenario.clone(),
+            map_svg: None,
+            terrain_geojson: String::new(),
+            recorder: Some(recorder),
+            identify: None,
+            url: "http://127.0.0.1/".into(),
+        },
+        rx,
+    )
+    .unwrap();
+    let ages = Arc::new(FrameAges::default());
+    aide::web::feed::spawn(
+        Box::new(CameraFeed {
+            open: Box::new(move || Ok(Box::new(MjpegStream::open(&url)?) as Box<dyn FrameSource>)),
+            observer: Box::new(TableObserver::new(
+                &scenario,
+                Some(lens),
+                ColourModel::builtin(),
+            )),
+            tracker,
+            opened: opened_tx,
+            ages: ages.clone(),
+        }),
+        publisher,
+    )
+    .unwrap();
+    let watching = opened_rx.recv().unwrap().unwrap();
+    assert_eq!(watching, format!("MJPEG stream http://{phone_addr}/video"));
+    let listener = tokio::net::TcpListener::bind(loopback()).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(aide::web::serve(listener, state));
+    let http = reqwest::Client::new();
+    let get_state = || {
+        let request = http.get(format!("http://{addr}/api/state")).send();
+        async move { request.await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let source = |state: &Value| state["status"]["source"].as_str().unwrap().to_owned();
+    let stored = || -> Vec<Event> {
+        Journal::open_existing(&db)
+            .unwrap()
+            .events_after(None)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.event)
+            .collect()
+    };
+    // The truth: the events between consecutive scripted tables, by the same rules.
+    let deriver = EventDeriver::new(&scenario);
+    let expected: Vec<Event> = tables
+        .windows(2)
+        .flat_map(|w| deriver.events(&scenario, &w[0], &w[1], false))
+        .collect();
+    let key = |e: &Event| (e.kind(), e.unit().to_owned());
+    let keys = |events: &[Event]| events.iter().map(key).collect::<Vec<_>>();
+
+    // The drop: late in table 2's stillness, after its move is committed.
+    let table_s = f64::from(REACH + HOLD) / FPS;
+    let drop_at = clip.ends_at() - Duration::from_secs_f64(table_s * 1.5);
+    tokio::time::sleep_until(drop_at.into()).await;
+    assert_eq!(source(&get_state().await), "camera");
+    let before = stored();
+    assert!(!before.is_empty(), "no move committed before the drop");
+    phone.stop();
+    let mut lost = false;
+    for _ in 0..50 {
+        if source(&get_state().await) == "lost" {
+            lost = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(lost, "the page never said the camera was lost");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let phone = MjpegServer::start(phone_addr, clip.clone()).unwrap();
+    let back = Instant::now();
+    while source(&get_state().await) != "camera" {
+        assert!(
+            back.elapsed() < Duration::from_secs(2),
+            "still lost after 2 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let back_after = back.elapsed();
+
+    // The rest of the game, and the last table's settling.
+    tokio::time::sleep_until((clip.ends_at() + Duration::from_secs(2)).into()).await;
+    let after = stored();
+    assert_eq!(keys(&after[..before.len()]), keys(&before));
+    assert_eq!(keys(&after), keys(&expected));
+    for (seen, truth) in after.iter().zip(&expected) {
+        if let (Event::Moved(s), Event::Moved(t)) = (seen, truth) {
+            assert!(
+                (s.distance_in - t.distance_in).abs() < 0.1,
+                "{}: {:.3} in seen, {:.3} in moved",
+                s.unit,
+                s.distance_in,
+                t.distance_in
+            );
+        }
+    }
+    eprintln!(
+        "back {back_after:?} after the stream returned; frame age p50 {:?} p95 {:?} ms over {} frames",
+        ages.quantile(0.5),
+        ages.quantile(0.95),
+        ages.len()
+    );
+    drop(phone);
+}
