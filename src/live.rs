@@ -88,16 +88,14 @@ impl Feed for CameraFeed {
                 }
             };
             let fps = rate.tick();
-            let observation = match observer.observe(&frame) {
+            let observation = match observe(observer.as_mut(), &frame) {
                 Ok(observation) => {
                     unreadable_since = None;
                     publisher.status(healthy, fps);
                     observation
                 }
-                Err(why) => {
-                    // Most often a hand over a corner card: the tracker holds the last
-                    // stable view meanwhile. For long, the camera has lost the table.
-                    tracing::debug!(%why, "frame not read");
+                Err(unreadable) => {
+                    // For long, the camera has lost the table.
                     let since = *unreadable_since.get_or_insert_with(Instant::now);
                     let status = if since.elapsed() >= LOST_AFTER {
                         Source::Lost
@@ -105,11 +103,7 @@ impl Feed for CameraFeed {
                         healthy
                     };
                     publisher.status(status, fps);
-                    Observation {
-                        ts_ms: frame.ts_ms,
-                        sightings: Vec::new(),
-                        disturbance: 1.0,
-                    }
+                    unreadable
                 }
             };
             // Publish under the lock, so a naming from the page and a commit reach the
@@ -126,6 +120,23 @@ impl Feed for CameraFeed {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
+}
+
+/// What the detector makes of a frame, or, when it cannot read it, an observation of a
+/// fully disturbed table (as the `Err`): most often a hand over a corner card, and the
+/// tracker holds the last stable view meanwhile.
+pub fn observe(
+    observer: &mut dyn Observer,
+    frame: &capture::Frame,
+) -> Result<Observation, Observation> {
+    observer.observe(frame).map_err(|why| {
+        tracing::debug!(%why, "frame not read");
+        Observation {
+            ts_ms: frame.ts_ms,
+            sightings: Vec::new(),
+            disturbance: 1.0,
+        }
+    })
 }
 
 /// Names pieces of the tracker a [`CameraFeed`] runs, for a person on the page: at once,

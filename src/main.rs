@@ -45,6 +45,9 @@ enum Bench {
     Vision(cli::bench_vision::Args),
     /// The tracker on scripted games: identity kept, events found, false moves.
     Track(cli::bench_track::Args),
+    /// A phone's MJPEG stream on loopback through decode, detector and tracker: how old
+    /// a frame is when its detection is in.
+    Stream(cli::bench_stream::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -94,5 +97,6 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Calibrate(command) => cli::calibrate::run(command),
         Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
         Command::Bench(Bench::Vision(args)) => cli::bench_vision::run(args),
+        Command::Bench(Bench::Stream(args)) => cli::bench_stream::run(args),
     }
 }

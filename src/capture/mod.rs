@@ -13,6 +13,7 @@ pub mod mjpeg;
 pub mod newest;
 pub mod replay;
 pub mod serve_mjpeg;
+pub mod video;
 
 use image::RgbImage;
 use serde::Serialize;
@@ -70,6 +71,8 @@ pub enum CameraSpec {
     Webcam(u32),
     /// `http://…`: an MJPEG stream.
     Mjpeg(String),
+    /// A recorded game: H.264 video in an MP4 file.
+    Video(std::path::PathBuf),
 }
 
 impl std::str::FromStr for CameraSpec {
@@ -84,6 +87,12 @@ impl std::str::FromStr for CameraSpec {
         if lower.starts_with("http://") {
             return Ok(Self::Mjpeg(text.to_owned()));
         }
+        if [".mp4", ".m4v", ".mov"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+        {
+            return Ok(Self::Video(text.into()));
+        }
         if lower.starts_with("https://") {
             return Err(format!(
                 "{text}: https is not read; phone camera apps serve their stream on \
@@ -91,8 +100,8 @@ impl std::str::FromStr for CameraSpec {
             ));
         }
         Err(format!(
-            "{text}: give a webcam's number (0 is the first), or a stream's address \
-             (http://PHONE:8080/video)"
+            "{text}: give a webcam's number (0 is the first), a stream's address \
+             (http://PHONE:8080/video) or a video file (.mp4)"
         ))
     }
 }
@@ -101,9 +110,11 @@ impl CameraSpec {
     /// Open the camera: an error says what is wrong with it for the person starting the
     /// service. Must be called on the thread that will read it (a webcam handle stays
     /// on its thread).
-    pub fn open(&self, webcam: WebcamMode) -> Result<Box<dyn FrameSource>, CaptureError> {
+    pub fn open(&self, options: CameraOptions) -> Result<Box<dyn FrameSource>, CaptureError> {
+        let webcam = options.webcam;
         match self {
             Self::Mjpeg(url) => Ok(Box::new(mjpeg::MjpegStream::open(url)?)),
+            Self::Video(path) => Ok(Box::new(video::VideoFile::open(path, options.pace)?)),
             #[cfg(feature = "camera")]
             Self::Webcam(device) => Ok(Box::new(camera::Webcam::open(camera::WebcamSettings {
                 device: *device,
@@ -120,6 +131,13 @@ impl CameraSpec {
             }
         }
     }
+}
+
+/// How to run what `--camera` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CameraOptions {
+    pub webcam: WebcamMode,
+    pub pace: video::Pace,
 }
 
 /// The resolution and rate to ask a webcam for (it gives the nearest it offers).

@@ -1,5 +1,6 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`.
 
+pub mod bench_stream;
 pub mod bench_track;
 pub mod bench_vision;
 pub mod calibrate;

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 
 use aide::capture::replay::ReplayFolder;
-use aide::capture::{CameraSpec, FrameSource, WebcamMode};
+use aide::capture::video::Pace;
+use aide::capture::{CameraOptions, CameraSpec, FrameSource, WebcamMode};
 use aide::journal::Recorder;
 use aide::live::{CameraFeed, Namer, Opener};
 use aide::scenario::{Scenario, load_state};
@@ -33,8 +34,9 @@ pub struct Args {
     /// Frames per second to read --frames at.
     #[arg(long, default_value_t = 5.0)]
     pub fps: f64,
-    /// Watch a camera through the detector: webcam N (cargo feature `camera`), or a phone
-    /// or IP camera's MJPEG stream (http://PHONE:8080/video).
+    /// Watch a camera through the detector: webcam N (cargo feature `camera`), a phone
+    /// or IP camera's MJPEG stream (http://PHONE:8080/video), or a recorded game (an
+    /// H.264 .mp4 file).
     #[arg(long, requires = "scenario", conflicts_with = "frames")]
     pub camera: Option<CameraSpec>,
     /// The webcam's resolution, WxH in pixels (the nearest it offers).
@@ -43,6 +45,10 @@ pub struct Args {
     /// The webcam's frame rate (the nearest it offers).
     #[arg(long, default_value_t = 30)]
     pub camera_fps: u32,
+    /// A video file's pace: as it was filmed, or every picture as fast as the detector
+    /// reads them.
+    #[arg(long, value_enum, default_value_t = Pace::Recorded)]
+    pub video_pace: Pace,
     /// The camera's lens: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
     #[arg(long)]
     pub camera_file: Option<PathBuf>,
@@ -277,13 +283,16 @@ fn watched(
     }
     if let Some(camera) = &args.camera {
         let camera = camera.clone();
-        let mode = WebcamMode {
-            width: args.camera_size.0,
-            height: args.camera_size.1,
-            fps: args.camera_fps,
+        let options = CameraOptions {
+            webcam: WebcamMode {
+                width: args.camera_size.0,
+                height: args.camera_size.1,
+                fps: args.camera_fps,
+            },
+            pace: args.video_pace,
         };
         return Ok(Some(Source::Frames {
-            open: Box::new(move || camera.open(mode)),
+            open: Box::new(move || camera.open(options)),
             intrinsics,
             start,
         }));
@@ -292,7 +301,7 @@ fn watched(
 }
 
 /// `1920x1080` -> (1920, 1080).
-fn parse_size(text: &str) -> Result<(u32, u32), String> {
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let bad = || format!("{text:?}: write the resolution as WxH in pixels, e.g. 1920x1080");
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
     Ok((
