@@ -70,6 +70,7 @@ impl Feed for CameraFeed {
         };
         let mut rate = FrameRate::default();
         let mut unreadable_since: Option<Instant> = None;
+        let mut locked = false;
         while !publisher.is_closed() {
             let frame = match source.next_frame() {
                 Ok(frame) => frame,
@@ -92,6 +93,17 @@ impl Feed for CameraFeed {
                 Ok(observation) => {
                     unreadable_since = None;
                     publisher.status(healthy, fps);
+                    if !locked {
+                        // The corner cards are in view and read: the picture is right.
+                        locked = true;
+                        for note in source.lock_controls() {
+                            if note.contains("not locked") {
+                                tracing::warn!(%note, "camera controls");
+                            } else {
+                                tracing::info!(%note, "camera controls");
+                            }
+                        }
+                    }
                     observation
                 }
                 Err(unreadable) => {

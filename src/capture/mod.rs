@@ -62,6 +62,13 @@ pub trait FrameSource {
 
     /// Where the frames come from, for a person: "camera 0 (HD Webcam)", a folder.
     fn describe(&self) -> String;
+
+    /// Hold the camera's exposure, white balance and focus as they are now, where it
+    /// allows; one line per control saying whether it took. Sources with nothing to
+    /// lock (a stream, a file) say nothing.
+    fn lock_controls(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What `--camera` names: a webcam's number, a network stream's address.
