@@ -57,8 +57,9 @@ const LEAST_PPI: f64 = 16.0;
 const MOST_EDGE_PX: f64 = 3.5;
 /// The white of a card below this grey level (0-255) is too dark to read colours well.
 const LEAST_WHITE: f64 = 90.0;
-/// Past this the far corner's parallax is large: the camera is low or far off-centre.
-const MOST_PARALLAX_IN: f64 = 0.6;
+/// Past this the far corner's parallax is large: the camera is low or far off-centre (a
+/// camera 24 in over the middle of a 36x24 map sees 0.7 in there).
+const MOST_PARALLAX_IN: f64 = 1.0;
 /// A block's top over the map (fresh block, the tallest piece).
 const BLOCK_TOP_IN: f64 = 0.75;
 
@@ -295,8 +296,8 @@ fn check(image: &RgbImage, map_w: f64, map_h: f64, intrinsics: Option<Intrinsics
 }
 
 /// How many pixels a tag's border edge spreads over, and the grey of the card's white
-/// around it: from the grey levels on the line from the tag's centre out past each
-/// corner, where black border meets white card.
+/// around it: from the grey levels on a line across the middle of each side, where the
+/// black border meets the white card.
 fn edge_and_white(gray: &GrayImage, corners: &[[f64; 2]]) -> (Option<f64>, Option<f64>) {
     let centre = [
         corners.iter().map(|c| c[0]).sum::<f64>() / 4.0,
@@ -315,9 +316,10 @@ fn edge_and_white(gray: &GrayImage, corners: &[[f64; 2]]) -> (Option<f64>, Optio
             continue;
         }
         let dir = [out[0] / len, out[1] / len];
-        // From a sixth of the tag inside the border to a third of it outside: border
-        // black, then the card's white margin.
-        let profile: Vec<f64> = (-(len / 3.0) as i64..=(len / 1.5) as i64)
+        // From the middle of the black border (an eighth of the tag wide) to as far
+        // out on the card's white margin.
+        let reach = len / 8.0;
+        let profile: Vec<f64> = (-(reach.ceil()) as i64..=reach.ceil() as i64)
             .filter_map(|t| {
                 let x = mid[0] + dir[0] * t as f64;
                 let y = mid[1] + dir[1] * t as f64;
@@ -325,7 +327,7 @@ fn edge_and_white(gray: &GrayImage, corners: &[[f64; 2]]) -> (Option<f64>, Optio
                     .then(|| f64::from(gray.get_pixel(x as u32, y as u32)[0]))
             })
             .collect();
-        if profile.len() < 6 {
+        if profile.len() < 4 {
             continue;
         }
         let lo = profile.iter().copied().fold(f64::MAX, f64::min);
@@ -333,12 +335,13 @@ fn edge_and_white(gray: &GrayImage, corners: &[[f64; 2]]) -> (Option<f64>, Optio
         if hi - lo < 20.0 {
             continue;
         }
-        // The rise from 10 % to 90 % of the way from black to white.
-        let level = |f: f64| lo + f * (hi - lo);
-        let first_above = |f: f64| profile.iter().rposition(|v| *v < level(f)).map(|i| i + 1);
-        if let (Some(low), Some(high)) = (first_above(0.1), first_above(0.9)) {
-            edges.push((high as f64 - low as f64).max(1.0));
-        }
+        // A step from black to white in one pixel is an edge 1 px wide; blurred over k
+        // pixels, the steepest step is about a k-th of the rise.
+        let steepest = profile
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs())
+            .fold(0.0, f64::max);
+        edges.push((hi - lo) / steepest);
         whites.push(hi);
     }
     let median = |mut v: Vec<f64>| {
