@@ -8,6 +8,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod common;
+
 use aide::capture::mjpeg::MjpegStream;
 use aide::capture::serve_mjpeg::{Clip, MjpegServer};
 use aide::capture::{CaptureError, FrameSource};
@@ -146,10 +148,10 @@ fn a_wrong_address_or_a_server_with_no_stream_is_refused_with_a_reason() {
 /// among them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_stream() {
-    use aide::journal::{Journal, Recorder};
+    use aide::journal::Recorder;
     use aide::live::{CameraFeed, FrameAges};
     use aide::sim::{self, ScriptedCamera};
-    use aide::track::{Event, EventDeriver, Tracker, TrackerConfig};
+    use aide::track::{Tracker, TrackerConfig};
     use aide::vision::{ColourModel, TableObserver};
     use aide::web::feed::{Publisher, Source};
     use aide::web::{AppState, Setup, demo};
@@ -232,23 +234,9 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
         async move { request.await.unwrap().json::<Value>().await.unwrap() }
     };
     let source = |state: &Value| state["status"]["source"].as_str().unwrap().to_owned();
-    let stored = || -> Vec<Event> {
-        Journal::open_existing(&db)
-            .unwrap()
-            .events_after(None)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.event)
-            .collect()
-    };
-    // The truth: the events between consecutive scripted tables, by the same rules.
-    let deriver = EventDeriver::new(&scenario);
-    let expected: Vec<Event> = tables
-        .windows(2)
-        .flat_map(|w| deriver.events(&scenario, &w[0], &w[1], false))
-        .collect();
-    let key = |e: &Event| (e.kind(), e.unit().to_owned());
-    let keys = |events: &[Event]| events.iter().map(key).collect::<Vec<_>>();
+    let stored = || common::stored_events(&db);
+    let expected = common::script_events(&scenario, &tables);
+    let keys = common::keys;
 
     // The drop: late in table 2's stillness, after its move is committed.
     let table_s = f64::from(REACH + HOLD) / FPS;
@@ -283,18 +271,7 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
     tokio::time::sleep_until((clip.ends_at() + Duration::from_secs(2)).into()).await;
     let after = stored();
     assert_eq!(keys(&after[..before.len()]), keys(&before));
-    assert_eq!(keys(&after), keys(&expected));
-    for (seen, truth) in after.iter().zip(&expected) {
-        if let (Event::Moved(s), Event::Moved(t)) = (seen, truth) {
-            assert!(
-                (s.distance_in - t.distance_in).abs() < 0.1,
-                "{}: {:.3} in seen, {:.3} in moved",
-                s.unit,
-                s.distance_in,
-                t.distance_in
-            );
-        }
-    }
+    common::assert_same_events(&after, &expected, "");
     eprintln!(
         "back {back_after:?} after the stream returned; frame age p50 {:?} p95 {:?} ms over {} frames",
         ages.quantile(0.5),

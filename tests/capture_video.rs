@@ -2,15 +2,16 @@
 //! in an MP4 file here, then read back by `aide log record --video` (decoder, detector,
 //! tracker, SQLite journal) and by the video source at both paces.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use aide::capture::FrameSource;
 use aide::capture::video::{Pace, VideoFile};
-use aide::journal::Journal;
 use aide::sim::{self, ScriptedCamera};
-use aide::track::{Event, EventDeriver};
+use aide::track::Event;
 use aide::web::demo;
 use image::RgbImage;
 use openh264::OpenH264API;
@@ -210,18 +211,8 @@ fn a_recorded_game_becomes_a_journal_of_the_scripts_events() {
     );
     assert!(stdout.contains("44 pictures read"), "{stdout}");
 
-    let stored: Vec<Event> = Journal::open_existing(&db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.event)
-        .collect();
-    let deriver = EventDeriver::new(&scenario);
-    let expected: Vec<Event> = tables
-        .windows(2)
-        .flat_map(|w| deriver.events(&scenario, &w[0], &w[1], false))
-        .collect();
+    let stored = common::stored_events(&db);
+    let expected = common::script_events(&scenario, &tables);
     // Known gap: through the codec (4:2:0 colour), two blocks the script never moves
     // read 0.1 and 0.28 in from their exact start poses (raw frames read within 0.1 in,
     // tests/live.rs), so the first view is logged as moving them. Allowed here only as
@@ -231,21 +222,5 @@ fn a_recorded_game_becomes_a_journal_of_the_scripts_events() {
         matches!(e, Event::Moved(m) if m.distance_in < 0.3 && !moved_by_script.contains(&m.unit.as_str()))
     });
     assert!(bias.len() <= 2, "{bias:#?}");
-    let key = |e: &Event| (e.kind(), e.unit().to_owned());
-    assert_eq!(
-        stored.iter().map(key).collect::<Vec<_>>(),
-        expected.iter().map(key).collect::<Vec<_>>(),
-        "{stdout}{stored:#?}"
-    );
-    for (seen, truth) in stored.iter().zip(&expected) {
-        if let (Event::Moved(s), Event::Moved(t)) = (seen, truth) {
-            assert!(
-                (s.distance_in - t.distance_in).abs() < 0.1,
-                "{}: {:.3} in seen, {:.3} in moved",
-                s.unit,
-                s.distance_in,
-                t.distance_in
-            );
-        }
-    }
+    common::assert_same_events(&stored, &expected, &format!("{stdout}{bias:#?}"));
 }
