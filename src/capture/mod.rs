@@ -100,6 +100,12 @@ impl std::str::FromStr for CameraSpec {
         {
             return Ok(Self::Video(text.into()));
         }
+        if lower.starts_with("rtsp://") {
+            return Err(format!(
+                "{text}: RTSP is not read yet; phone camera apps serve MJPEG too, at an \
+                 address such as http://PHONE:8080/video"
+            ));
+        }
         if lower.starts_with("https://") {
             return Err(format!(
                 "{text}: https is not read; phone camera apps serve their stream on \
@@ -163,5 +169,39 @@ impl Default for WebcamMode {
             height: 1080,
             fps: 30,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CameraSpec;
+
+    #[test]
+    fn a_camera_is_a_number_an_address_or_a_video_and_anything_else_says_what_to_give() {
+        let spec = |s: &str| s.parse::<CameraSpec>();
+        assert_eq!(spec("0"), Ok(CameraSpec::Webcam(0)));
+        assert_eq!(
+            spec("http://10.0.0.5:8080/video"),
+            Ok(CameraSpec::Mjpeg("http://10.0.0.5:8080/video".into()))
+        );
+        assert_eq!(
+            spec("games/Club.MP4"),
+            Ok(CameraSpec::Video("games/Club.MP4".into()))
+        );
+        assert!(
+            spec("rtsp://phone/h264")
+                .unwrap_err()
+                .contains("RTSP is not read yet")
+        );
+        assert!(
+            spec("https://phone/video")
+                .unwrap_err()
+                .contains("https is not read")
+        );
+        assert!(
+            spec("webcam")
+                .unwrap_err()
+                .contains("give a webcam's number")
+        );
     }
 }
