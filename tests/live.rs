@@ -2,27 +2,20 @@
 //! every change) through the detector and the tracker into a real SQLite journal, and
 //! the events read back against the script.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
 use aide::capture::FrameSource;
-use aide::journal::{Journal, Recorder};
+use aide::journal::Recorder;
 use aide::live::Observer;
 use aide::scenario::Scenario;
 use aide::sim::{self, ScriptedCamera};
-use aide::track::{Event, EventDeriver, Tracker, TrackerConfig};
+use aide::track::{Tracker, TrackerConfig};
 use aide::vision::{ColourModel, TableObserver};
 
-/// Every event the journal at `db` holds, in order.
-fn stored_events(db: &Path) -> Vec<Event> {
-    Journal::open_existing(db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.event)
-        .collect()
-}
+use common::stored_events;
 
 #[test]
 fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
@@ -56,29 +49,7 @@ fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
     }
     drop(recorder);
     let stored = stored_events(&db);
-    // The truth: the events between consecutive scripted tables, by the same rules.
-    let deriver = EventDeriver::new(&scenario);
-    let expected: Vec<Event> = tables
-        .windows(2)
-        .flat_map(|w| deriver.events(&scenario, &w[0], &w[1], false))
-        .collect();
-    let key = |e: &Event| (e.kind(), e.unit().to_owned());
-    assert_eq!(
-        stored.iter().map(key).collect::<Vec<_>>(),
-        expected.iter().map(key).collect::<Vec<_>>()
-    );
-    for (seen, truth) in stored.iter().zip(&expected) {
-        if let (Event::Moved(s), Event::Moved(t)) = (seen, truth) {
-            assert!(
-                (s.distance_in - t.distance_in).abs() < 0.1,
-                "{}: {:.3} in seen, {:.3} in moved",
-                s.unit,
-                s.distance_in,
-                t.distance_in
-            );
-            assert_eq!(s.verdict.legal, t.verdict.legal, "{}", s.unit);
-        }
-    }
+    common::assert_same_events(&stored, &common::script_events(&scenario, &tables), "");
 }
 
 /// A person names a piece on the page while the camera watches: the real server, the
@@ -160,6 +131,7 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
             )),
             tracker,
             opened: opened_tx,
+            ages: Arc::default(),
         }),
         publisher,
     )

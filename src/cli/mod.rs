@@ -1,8 +1,11 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`.
 
+pub mod bench_stream;
 pub mod bench_track;
 pub mod bench_vision;
 pub mod calibrate;
+pub mod camera_check;
+pub mod cameras;
 pub mod check;
 pub mod detect;
 pub mod log;

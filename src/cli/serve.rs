@@ -4,8 +4,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 
-use aide::capture::FrameSource;
 use aide::capture::replay::ReplayFolder;
+use aide::capture::video::Pace;
+use aide::capture::{CameraOptions, CameraSpec, FrameSource, WebcamMode};
 use aide::journal::Recorder;
 use aide::live::{CameraFeed, Namer, Opener};
 use aide::scenario::{Scenario, load_state};
@@ -18,7 +19,7 @@ use anyhow::Context;
 
 /// Serve the table to phones on the LAN: the built-in demo by default (a synthetic camera
 /// over a short scripted game, read by the detector and the tracker), a scenario watched
-/// through a webcam or a folder of frames, or a scenario and a state file.
+/// through a webcam, a network camera or a folder of frames, or a scenario and a state file.
 #[derive(clap::Args)]
 pub struct Args {
     /// Scenario file (TOML); without it the built-in demo plays a short game.
@@ -33,18 +34,21 @@ pub struct Args {
     /// Frames per second to read --frames at.
     #[arg(long, default_value_t = 5.0)]
     pub fps: f64,
-    /// Watch webcam N (cargo feature `camera`) through the detector.
-    #[cfg(feature = "camera")]
+    /// Watch a camera through the detector: webcam N (cargo feature `camera`), a phone
+    /// or IP camera's MJPEG stream (http://PHONE:8080/video), or a recorded game (an
+    /// H.264 .mp4 file).
     #[arg(long, requires = "scenario", conflicts_with = "frames")]
-    pub camera: Option<u32>,
+    pub camera: Option<CameraSpec>,
     /// The webcam's resolution, WxH in pixels (the nearest it offers).
-    #[cfg(feature = "camera")]
     #[arg(long, default_value = "1920x1080", value_parser = parse_size)]
     pub camera_size: (u32, u32),
     /// The webcam's frame rate (the nearest it offers).
-    #[cfg(feature = "camera")]
     #[arg(long, default_value_t = 30)]
     pub camera_fps: u32,
+    /// A video file's pace: as it was filmed, or every picture as fast as the detector
+    /// reads them.
+    #[arg(long, value_enum, default_value_t = Pace::Recorded)]
+    pub video_pace: Pace,
     /// The camera's lens: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
     #[arg(long)]
     pub camera_file: Option<PathBuf>,
@@ -140,7 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 (Some(source), _) => source,
                 (None, Some(table)) => Source::States(vec![table]),
                 (None, None) => anyhow::bail!(
-                    "--scenario needs a table: --state FILE, --frames DIR or --camera N"
+                    "--scenario needs a table: --state FILE, --frames DIR or --camera N|URL"
                 ),
             };
             (scenario, source, map_svg, terrain)
@@ -268,6 +272,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     observer: Box::new(observer),
                     tracker,
                     opened: opened_tx,
+                    ages: Arc::default(),
                 }),
                 publisher,
             )
@@ -290,7 +295,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
 }
 
-/// A watched source from the arguments: a folder of frames or a webcam.
+/// A watched source from the arguments: a folder of frames or a camera.
 fn watched(
     args: &Args,
     intrinsics: Option<Intrinsics>,
@@ -310,17 +315,18 @@ fn watched(
             start,
         }));
     }
-    #[cfg(feature = "camera")]
-    if let Some(device) = args.camera {
-        use aide::capture::camera::{Webcam, WebcamSettings};
-        let settings = WebcamSettings {
-            device,
-            width: args.camera_size.0,
-            height: args.camera_size.1,
-            fps: args.camera_fps,
+    if let Some(camera) = &args.camera {
+        let camera = camera.clone();
+        let options = CameraOptions {
+            webcam: WebcamMode {
+                width: args.camera_size.0,
+                height: args.camera_size.1,
+                fps: args.camera_fps,
+            },
+            pace: args.video_pace,
         };
         return Ok(Some(Source::Frames {
-            open: Box::new(move || Ok(Box::new(Webcam::open(settings)?) as Box<dyn FrameSource>)),
+            open: Box::new(move || camera.open(options)),
             intrinsics,
             start,
         }));
@@ -329,8 +335,7 @@ fn watched(
 }
 
 /// `1920x1080` -> (1920, 1080).
-#[cfg(feature = "camera")]
-fn parse_size(text: &str) -> Result<(u32, u32), String> {
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let bad = || format!("{text:?}: write the resolution as WxH in pixels, e.g. 1920x1080");
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
     Ok((
