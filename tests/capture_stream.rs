@@ -165,8 +165,14 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
     let tables: Vec<_> = demo::tables(&scenario).unwrap()[..4].to_vec();
     let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
-    let mut camera = ScriptedCamera::new(scenario.clone(), tables.clone(), base, 1000.0)
-        .with_timing(REACH, HOLD);
+    let mut camera = ScriptedCamera::new(
+        scenario.clone(),
+        tables.clone(),
+        base.clone(),
+        sim::scenario_map(&scenario, base.seed).unwrap(),
+        1000.0,
+    )
+    .with_timing(REACH, HOLD);
     let mut frames: Vec<Vec<u8>> = Vec::new();
     let mut last: Option<RgbImage> = None;
     for _ in 0..tables.len() as u32 * (REACH + HOLD) {

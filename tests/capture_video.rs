@@ -164,8 +164,14 @@ fn a_recorded_game_becomes_a_journal_of_the_scripts_events() {
     let tables: Vec<_> = demo::tables(&scenario).unwrap()[..4].to_vec();
     let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
-    let mut camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, 1000.0).with_timing(2, 9);
+    let mut camera = ScriptedCamera::new(
+        scenario.clone(),
+        tables.clone(),
+        base.clone(),
+        sim::scenario_map(&scenario, base.seed).unwrap(),
+        1000.0,
+    )
+    .with_timing(2, 9);
     let frames: Vec<RgbImage> = (0..4 * 11)
         .map(|_| camera.next_frame().unwrap().image)
         .collect();

@@ -45,8 +45,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let reach = args.fps.round() as u32;
     let hold = (2.0 * args.fps).round() as u32;
     let total = ((args.seconds + 1.0) * args.fps).ceil() as usize;
-    let mut camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, 1e6).with_timing(reach, hold);
+    let mut camera = ScriptedCamera::new(
+        scenario.clone(),
+        tables.clone(),
+        base.clone(),
+        sim::scenario_map(&scenario, base.seed)?,
+        1e6,
+    )
+    .with_timing(reach, hold);
     eprintln!("rendering and encoding {total} frames at {w}x{h}");
     let mut frames: Vec<Vec<u8>> = Vec::with_capacity(total);
     let mut last = None;
