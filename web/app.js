@@ -34,6 +34,7 @@ function esc(s) {
 
 async function api(path, body) {
   const opts = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+  opts.headers = window.aideSeat.headers(opts.headers); // the seat's token (seat.js)
   const r = await fetch("/api/" + path, opts);
   const json = await r.json();
   if (!r.ok) throw new Error(json.error || r.statusText);
@@ -59,7 +60,7 @@ const f2 = (v) => (v === null || v === undefined ? "–" : v.toFixed(2));
 
 function sideColour(side) {
   const s = app.scenario && app.scenario.sides.find((x) => x.id === side);
-  return s ? s.colour : "#888";
+  return s ? esc(s.colour) : "#888";
 }
 
 // ---------- view box: pan and pinch ----------
@@ -652,7 +653,7 @@ function onMessage(msg) {
 
 let backoff = 500;
 function connect() {
-  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + window.aideSeat.wsQuery());
   ws.onmessage = (e) => { backoff = 500; onMessage(JSON.parse(e.data)); };
   ws.onclose = () => {
     $("source").className = "dot offline";
@@ -665,11 +666,13 @@ function connect() {
 $("share").onclick = () => $("qr").showModal();
 
 async function start() {
+  app.seat = await window.aideSeat.ready;
   app.scenario = await api("scenario");
   document.title = app.scenario.name + " · aide-de-camp";
   $("url").textContent = app.scenario.url;
   $("url").href = app.scenario.url;
-  for (const s of app.scenario.sides) $("viewer").add(new Option(s.name, s.id));
+  // A side's seat sees the cup as its side; the umpire (or an open table) picks.
+  for (const s of app.scenario.sides) if (!app.seat.side || s.id === app.seat.side) $("viewer").add(new Option(s.name, s.id));
   for (const c of app.scenario.commands) $("alterhq").add(new Option(`${c.name} (${c.alter})`, c.id));
   fit();
   drawTerrain();
