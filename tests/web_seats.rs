@@ -636,3 +636,175 @@ fn a_scenario_colour_that_is_markup_is_refused_with_its_line() {
     assert_eq!(e.field.as_deref(), Some("sides[1].colour"), "{e}");
     assert!(e.to_string().contains("not a colour"), "{e}");
 }
+
+/// A running `aide serve`, killed (SIGKILL) when dropped.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start `aide serve` with `args` on a free loopback port: the process, its address and
+/// every line it printed before listening (the seats' addresses among them).
+fn serve_binary(args: &[&str]) -> (Running, String, Vec<String>) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Running(
+        std::process::Command::new(env!("CARGO_BIN_EXE_aide"))
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start aide serve"),
+    );
+    let mut lines = Vec::new();
+    let mut out = BufReader::new(child.0.stdout.take().unwrap()).lines();
+    let addr = loop {
+        let line = out.next().expect("the server prints its address").unwrap();
+        if let Some(addr) = line.strip_prefix("listening on ") {
+            break addr.to_owned();
+        }
+        lines.push(line);
+    };
+    (child, addr, lines)
+}
+
+/// The token in the printed address of the seat labelled `label`.
+fn printed_token(lines: &[String], label: &str) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix(&format!("{label}: ")))
+        .and_then(|url| url.split_once("#seat="))
+        .map(|(_, token)| token.to_owned())
+        .unwrap_or_else(|| panic!("no {label} seat printed in {lines:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chit_cup_and_the_seats_survive_a_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("game.sqlite");
+    let (scenario, state) = (mini("scenario.toml"), mini("state.json"));
+    let args = [
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--journal",
+        journal.to_str().unwrap(),
+    ];
+    let (server, addr, lines) = serve_binary(&args);
+    let umpire = printed_token(&lines, "Umpire");
+    let blue = printed_token(&lines, "Blue Army");
+    let http = reqwest::Client::new();
+    let post = |token: &str, path: &str, body: Value| {
+        http.post(format!("http://{addr}{path}"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+    };
+    // Turn 1: both chits move; the turn die goes to 2.
+    for _ in 0..2 {
+        assert_eq!(
+            post(&umpire, "/api/chits/draw", json!({}))
+                .await
+                .unwrap()
+                .status(),
+            200
+        );
+        assert_eq!(
+            post(&umpire, "/api/chits/finish", json!({}))
+                .await
+                .unwrap()
+                .status(),
+            200
+        );
+    }
+    assert_eq!(
+        post(&umpire, "/api/chits/end-turn", json!({}))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    // Turn 2: a chit is drawn, and blue's HQ tries to Jump or Delay: spent, either way.
+    let drawn: Value = post(&umpire, "/api/chits/draw", json!({}))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let kind = if drawn["view"]["current"]["side"] == "blue" {
+        "delay"
+    } else {
+        "jump"
+    };
+    let attempt = json!({"kind": kind, "hq": "b-1", "command": "b-1"});
+    let r = post(&blue, "/api/chits/alter", attempt.clone())
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let cup = |addr: String, token: String| async move {
+        let r = reqwest::Client::new()
+            .get(format!("http://{addr}/api/chits"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "the seat's token still holds");
+        r.json::<Value>().await.unwrap()
+    };
+    let before = cup(addr.clone(), umpire.clone()).await;
+    assert_eq!(before["turn"], json!({"day": 1, "number": 2}));
+
+    // SIGKILL, and start again on the same journal.
+    drop(server);
+    let (_server, addr, lines) = serve_binary(&args);
+    assert_eq!(
+        printed_token(&lines, "Umpire"),
+        umpire,
+        "the seats are the game's"
+    );
+    let after = cup(addr.clone(), umpire.clone()).await;
+    assert_eq!(after, before, "the turn resumes as it was");
+    // Blue's HQ is still spent.
+    let r = reqwest::Client::new()
+        .post(format!("http://{addr}/api/chits/alter"))
+        .bearer_auth(&blue)
+        .json(&attempt)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 409);
+    assert!(r.text().await.unwrap().contains("spent"));
+}
+
+#[test]
+fn two_phones_at_two_seats_in_headless_chromium() {
+    let browser = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    assert!(
+        browser.join("node_modules/playwright-core").exists(),
+        "run `npm ci` in tests/browser first (.ci/run does)"
+    );
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(Path::new(&chromium).exists(), "{chromium} is missing");
+    let (_server, addr, lines) =
+        serve_binary(&["--seats", "--demo-source", "states", "--replay-rate", "0"]);
+    let demo = aide::web::demo::scenario().unwrap();
+    let seats: Vec<Value> = demo
+        .sides
+        .iter()
+        .map(|s| {
+            let token = printed_token(&lines, &s.name);
+            json!({"side": s.id, "url": format!("http://{addr}/#seat={token}")})
+        })
+        .collect();
+    let status = std::process::Command::new("node")
+        .arg(browser.join("seats.test.js"))
+        .env("AIDE_SEATS", serde_json::to_string(&seats).unwrap())
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    assert!(status.success(), "the two-seat page test failed");
+}

@@ -12,13 +12,14 @@
     history.replaceState(null, "", location.pathname + location.search);
   }
   const token = () => localStorage.getItem(KEY);
+  /** `headers` with the seat's bearer token added. */
+  const headers = (h) => {
+    const t = token();
+    return t ? { ...(h || {}), authorization: "Bearer " + t } : h || {};
+  };
 
   const seat = {
-    /** `headers` with the seat's bearer token added. */
-    headers(headers) {
-      const t = token();
-      return t ? { ...(headers || {}), authorization: "Bearer " + t } : headers || {};
-    },
+    headers,
     /** The query the WebSocket address carries the token in. */
     wsQuery() {
       const t = token();
@@ -27,7 +28,7 @@
     /** Who the server takes this page for: {seat, side, seated}. A token the server does
      *  not know (a past game's) is dropped, and the page carries on as a spectator. */
     ready: (async () => {
-      let r = await fetch("/api/seat", { headers: seat.headers() });
+      let r = await fetch("/api/seat", { headers: headers() });
       if (r.status === 403 && token()) {
         localStorage.removeItem(KEY);
         r = await fetch("/api/seat");
@@ -45,7 +46,7 @@
     const bar = document.getElementById("status");
     if (bar) bar.insertBefore(badge, document.getElementById("share"));
     if (!me.seated || me.seat !== "umpire") return;
-    const r = await fetch("/api/seats", { headers: seat.headers() });
+    const r = await fetch("/api/seats", { headers: headers() });
     if (!r.ok) return;
     const box = document.createElement("div");
     box.id = "seatcodes";

@@ -425,6 +425,15 @@ pub fn router(state: Arc<AppState>) -> Router {
             }),
         )
         .route(
+            "/seat.js",
+            get(|| async {
+                asset(
+                    "text/javascript; charset=utf-8",
+                    include_str!("../../web/seat.js"),
+                )
+            }),
+        )
+        .route(
             "/style.css",
             get(|| async {
                 asset(
