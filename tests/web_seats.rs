@@ -605,6 +605,17 @@ async fn the_page_runs_no_inline_script_and_the_map_runs_none() {
     for tag in html.split("<script").skip(1) {
         assert!(tag.trim_start().starts_with("src="), "inline script: {tag}");
     }
+    // The page and the JSON go gzipped to a client that takes it.
+    for path in ["/", "/api/state", "/api/scenario"] {
+        let r = server
+            .http
+            .get(server.url(path))
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["content-encoding"], "gzip", "{path}");
+    }
     // The map SVG carries a script: served, it runs in a sandbox with scripts off.
     let map = server
         .http
@@ -807,4 +818,34 @@ fn two_phones_at_two_seats_in_headless_chromium() {
         .status()
         .expect("run node");
     assert!(status.success(), "the two-seat page test failed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_trickles_its_headers_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start(&far_apart(None), None).await;
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    // No blank line ever comes: the server must give up after its header read timeout.
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(
+        aide::web::HEADER_READ_TIMEOUT + Duration::from_secs(5),
+        tcp.read_to_end(&mut answer),
+    )
+    .await;
+    assert!(
+        read.is_ok(),
+        "the connection was still open after the timeout"
+    );
+    let waited = started.elapsed();
+    assert!(
+        waited >= aide::web::HEADER_READ_TIMEOUT - Duration::from_millis(200),
+        "cut off after {waited:?}"
+    );
+    // A whole request on a new connection is answered at once.
+    let (code, _) = server.get("", "/api/state").await;
+    assert_eq!(code, 200);
 }

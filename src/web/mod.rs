@@ -27,7 +27,6 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
 use tokio::sync::{broadcast, watch};
 
 use crate::dice::chits::{Chit, ChitCup, ChitError, Hq, Turn};
@@ -447,21 +446,68 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/ws", get(ws))
         .nest("/api", api)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        // gzip when the client takes it: the demo's state JSON goes from 20.7 to 2.1 KB,
+        // app.js from 29 to 10 KB (the WebSocket's frames are not compressed).
+        .layer(tower_http::compression::CompressionLayer::new())
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .with_state(state)
 }
 
+/// How long a client may take to send a request's headers. A phone sends them in one
+/// packet; a client that trickles them a byte at a time (slowloris) holds a connection
+/// and its task for nothing, and is cut off.
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Serve on `listener` until the task is dropped; the hub task runs beside the server.
+///
+/// The accept loop is hyper's own rather than `axum::serve`, which sets no timer and so
+/// no header read timeout ([`HEADER_READ_TIMEOUT`]).
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
-    let hub = tokio::spawn(hub::run(state.clone()));
-    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
-    // Small WebSocket frames must leave at once, not wait for Nagle's algorithm.
-    let listener = listener.tap_io(|tcp| {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use tower::ServiceExt;
+
+    /// Kills the hub when serving stops, however it stops.
+    struct Hub(tokio::task::JoinHandle<()>);
+    impl Drop for Hub {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let _hub = Hub(tokio::spawn(hub::run(state.clone())));
+    let app = router(state);
+    loop {
+        let (tcp, remote) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                // Out of file descriptors and the like: wait rather than spin.
+                tracing::warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // Small WebSocket frames must leave at once, not wait for Nagle's algorithm.
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
-    });
-    let result = axum::serve(listener, app).await;
-    hub.abort();
-    result
+        let service =
+            app.clone()
+                .map_request(move |mut request: Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(remote));
+                    request.map(axum::body::Body::new)
+                });
+        tokio::spawn(async move {
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
+                .serve_connection(
+                    TokioIo::new(tcp),
+                    hyper_util::service::TowerToHyperService::new(service),
+                )
+                .with_upgrades()
+                .await;
+            if let Err(e) = served {
+                tracing::debug!(error = %e, %remote, "connection ended");
+            }
+        });
+    }
 }
