@@ -193,7 +193,7 @@ impl SeatView {
                         quality: contact.then_some(p.quality),
                         pose: p.pose,
                         status: p.status,
-                        footprint: p.footprint.clone(),
+                        footprint: p.footprint,
                     })
                 }
             })

@@ -82,18 +82,18 @@ pub async fn guard(State(state): State<Arc<AppState>>, request: Request, next: N
         ));
     }
     let acts = request.method() != Method::GET && request.method() != Method::HEAD;
-    if acts || request.uri().path() == "/ws" {
-        if let Some(origin) = headers.get(header::ORIGIN) {
-            let origin = origin.to_str().unwrap_or("null");
-            let same = origin
-                .split_once("://")
-                .zip(host.as_deref())
-                .is_some_and(|((_, authority), host)| authority.eq_ignore_ascii_case(host));
-            if !same {
-                return refuse(format!(
-                    "a page at {origin:?} may not use this table: only the table's own page may"
-                ));
-            }
+    if (acts || request.uri().path() == "/ws")
+        && let Some(origin) = headers.get(header::ORIGIN)
+    {
+        let origin = origin.to_str().unwrap_or("null");
+        let same = origin
+            .split_once("://")
+            .zip(host.as_deref())
+            .is_some_and(|((_, authority), host)| authority.eq_ignore_ascii_case(host));
+        if !same {
+            return refuse(format!(
+                "a page at {origin:?} may not use this table: only the table's own page may"
+            ));
         }
     }
     let mut response = next.run(request).await;
