@@ -481,20 +481,7 @@ pub async fn identify(
         .iter()
         .find(|u| u.id == req.unit)
         .map(|u| u.side.clone());
-    match (&viewer.seat, side) {
-        (Seat::Umpire, _) => {}
-        (_, Some(side)) if viewer.seat.acts_for(&side) => {}
-        _ => {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "the {} seat may name only its own side's units, and {:?} is not one of them",
-                    viewer.seat.name(),
-                    req.unit
-                ),
-            ));
-        }
-    }
+    viewer.must_own(side.as_deref(), "units", &req.unit)?;
     if !(req.x_in.is_finite() && req.y_in.is_finite()) {
         return Err(ApiError::bad("x_in and y_in must be numbers of inches"));
     }
@@ -841,25 +828,14 @@ pub async fn chit_alter(
 ) -> ApiResult<serde_json::Value> {
     let Json(q) = body?;
     plays(&viewer, "roll to Alter")?;
-    if viewer.seat != Seat::Umpire {
-        let side = {
-            let cup = state.cup.lock().expect("cup lock");
-            cup.hqs
-                .iter()
-                .find(|h| h.command == q.hq)
-                .map(|h| h.side.clone())
-        };
-        if !side.is_some_and(|side| viewer.seat.acts_for(&side)) {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "the {} seat may roll only its own HQs, and {:?} is not one of them",
-                    viewer.seat.name(),
-                    q.hq
-                ),
-            ));
-        }
-    }
+    let side = {
+        let cup = state.cup.lock().expect("cup lock");
+        cup.hqs
+            .iter()
+            .find(|h| h.command == q.hq)
+            .map(|h| h.side.clone())
+    };
+    viewer.must_own(side.as_deref(), "HQs", &q.hq)?;
     // A successful Delay draws a chit in place of the delayed one: hidden dice, as a draw.
     let public = os_roller()?.id();
     let mut roller = state.seats.hidden_roller(public);

@@ -52,6 +52,24 @@ impl Viewer {
     }
 }
 
+impl Viewer {
+    /// Refuse unless the seat acts for `side`, the side of the thing a request names
+    /// (`None`: no such thing). An unknown name and another side's are refused in the same
+    /// words, so a refusal never tells which of the enemy's exist. The umpire owns all.
+    pub fn must_own(&self, side: Option<&str>, things: &str, name: &str) -> Result<(), ApiError> {
+        if self.seat == Seat::Umpire || side.is_some_and(|side| self.seat.acts_for(side)) {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "the {} seat may act only for its own {things}, and {name:?} is not one of them",
+                self.seat.name()
+            ),
+        ))
+    }
+}
+
 /// The token a request carries, if any.
 fn token(parts: &Parts) -> Option<&str> {
     if let Some(value) = parts.headers.get(header::AUTHORIZATION) {
