@@ -9,19 +9,19 @@ mod common;
 use aide::rules::for_scenario;
 use aide::seat::view::SeatView;
 use aide::seat::{Seat, slots};
+use aide::web::feed::{Publisher, Source};
+use aide::web::hub::{state_message, status};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn bench_seats(c: &mut Criterion) {
     let (scenario, table) = common::thirty_a_side();
     let report = for_scenario(&scenario).check_table(&scenario, &table);
+    let (_publisher, feed) = Publisher::new(table.clone(), Source::Replay);
+    let feed = feed.borrow().clone();
+    let status = status(&feed, 20);
     let message = |seat: &Seat| {
         let view = SeatView::new(&scenario, &table, &report, seat.clone());
-        serde_json::to_string(&serde_json::json!({
-            "type": "state",
-            "table": view.table(&scenario, &table),
-            "report": view.report(&report),
-        }))
-        .expect("serialises")
+        state_message(&scenario, &view, &table, &report, &feed, &status)
     };
     c.bench_function("state message, umpire only (open table), 30 vs 30", |b| {
         b.iter(|| message(std::hint::black_box(&Seat::Umpire)))

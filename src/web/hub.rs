@@ -96,9 +96,42 @@ struct StateMessage<'a> {
     seq: u64,
     /// When the table entered the pipeline, µs since the Unix epoch.
     stable_unix_us: u64,
-    status: Status,
+    status: &'a Status,
     table: crate::seat::view::ShownTable<'a>,
-    report: serde_json::Value,
+    report: SeatReport<'a>,
+}
+
+/// The report as a seat receives it: the umpire's is the report itself, serialised
+/// straight from it; a side's is its share, already shaped.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SeatReport<'a> {
+    Whole(&'a TableReport),
+    Shaped(serde_json::Value),
+}
+
+/// One seat's "state" message for `table`, as the hub sends it to that seat's clients.
+pub fn state_message(
+    scenario: &Scenario,
+    seat: &SeatView,
+    table: &TableState,
+    report: &TableReport,
+    view: &FeedView,
+    status: &Status,
+) -> String {
+    serde_json::to_string(&StateMessage {
+        kind: "state",
+        seq: view.seq,
+        stable_unix_us: view.stable_unix_us,
+        status,
+        table: seat.table(scenario, table),
+        report: if seat.sees_all() {
+            SeatReport::Whole(report)
+        } else {
+            SeatReport::Shaped(seat.report(report))
+        },
+    })
+    .expect("table and report serialise")
 }
 
 #[derive(Serialize)]
@@ -126,18 +159,7 @@ pub fn snapshot(
         .collect();
     let messages = views
         .iter()
-        .map(|seat| {
-            serde_json::to_string(&StateMessage {
-                kind: "state",
-                seq: view.seq,
-                stable_unix_us: view.stable_unix_us,
-                status: status.clone(),
-                table: seat.table(scenario, &view.table),
-                report: seat.report(&report),
-            })
-            .expect("table and report serialise")
-            .into()
-        })
+        .map(|seat| state_message(scenario, seat, &view.table, &report, view, &status).into())
         .collect();
     Snapshot {
         seq: view.seq,
