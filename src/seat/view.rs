@@ -238,10 +238,16 @@ impl SeatView {
             }
             serde_json::Value::Array(items) => items.iter_mut().for_each(|v| self.scrub(v)),
             serde_json::Value::Object(map) => {
-                let entries = std::mem::take(map);
-                for (k, mut v) in entries {
-                    self.scrub(&mut v);
-                    map.insert(self.scrubbed(&k).unwrap_or(k), v);
+                map.values_mut().for_each(|v| self.scrub(v));
+                // Keys rarely hold a name (a map keyed by unit id): rename only those.
+                let renamed: Vec<(String, String)> = map
+                    .keys()
+                    .filter_map(|k| self.scrubbed(k).map(|shown| (k.clone(), shown)))
+                    .collect();
+                for (key, shown) in renamed {
+                    if let Some(v) = map.remove(&key) {
+                        map.insert(shown, v);
+                    }
                 }
             }
             _ => {}
@@ -259,8 +265,12 @@ impl SeatView {
             return Some(shown.clone());
         }
         let is_id = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
-        let mut out = String::new();
-        let mut changed = false;
+        // Most strings name nothing hidden: look before building a new one.
+        let words = || text.split(|c: char| !is_id(c)).filter(|w| !w.is_empty());
+        if !words().any(|w| self.hidden.contains_key(w)) {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while !rest.is_empty() {
             let start = rest.find(is_id).unwrap_or(rest.len());
@@ -268,15 +278,9 @@ impl SeatView {
             rest = &rest[start..];
             let end = rest.find(|c: char| !is_id(c)).unwrap_or(rest.len());
             let word = &rest[..end];
-            match self.hidden.get(word) {
-                Some(shown) => {
-                    out.push_str(shown);
-                    changed = true;
-                }
-                None => out.push_str(word),
-            }
+            out.push_str(self.hidden.get(word).map_or(word, String::as_str));
             rest = &rest[end..];
         }
-        changed.then_some(out)
+        Some(out)
     }
 }
