@@ -8,7 +8,8 @@
 //!
 //! cargo test --release --test web_load -- --ignored --nocapture
 //! AIDE_LOAD_SECS (default 20) sets each phase's length; AIDE_SOAK_SECS (default 60) the
-//! memory run.
+//! memory run; AIDE_LOAD_OPEN=1 serves an open table (one message for everyone) instead,
+//! to compare.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -51,7 +52,6 @@ fn start_server(rate: f64) -> (Running, String, Vec<String>) {
         Command::new(env!("CARGO_BIN_EXE_aide"))
             .args([
                 "serve",
-                "--seats",
                 "--bind",
                 "127.0.0.1:0",
                 "--demo-source",
@@ -59,6 +59,11 @@ fn start_server(rate: f64) -> (Running, String, Vec<String>) {
                 "--replay-rate",
             ])
             .arg(rate.to_string())
+            .args(if std::env::var_os("AIDE_LOAD_OPEN").is_some() {
+                &[][..]
+            } else {
+                &["--seats"][..]
+            })
             .stdout(Stdio::piped())
             .spawn()
             .expect("start aide serve"),
