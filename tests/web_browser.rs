@@ -171,7 +171,10 @@ fn every_rule_system_in_headless_chromium() {
         ("nbc-demo", "nbc.toml"),
     ] {
         let journal = fresh_journal(&tmp, &format!("{name}.sqlite"));
+        // An open table: every phone is the umpire and sees every name (seated pages
+        // are tests/browser/seats.test.js's).
         let (server, addr) = serve(&[
+            "--open-table",
             "--scenario",
             scenario(name, toml).to_str().unwrap(),
             "--state",

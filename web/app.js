@@ -65,6 +65,7 @@ function dl(rows) {
 
 async function api(path, body) {
   const opts = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+  opts.headers = window.aideSeat.headers(opts.headers); // the seat's token (seat.js)
   const r = await fetch("/api/" + path, opts);
   const json = await r.json();
   if (!r.ok) throw new Error(json.error || r.statusText);
@@ -1164,7 +1165,7 @@ function banner(text, cls) {
 }
 function connect() {
   clearTimeout(conn.timer);
-  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + window.aideSeat.wsQuery());
   conn.ws = ws;
   ws.onopen = () => {
     conn.backoff = 500;
@@ -1194,17 +1195,21 @@ window.addEventListener("online", () => { if (conn.down) { conn.backoff = 500; c
 $("share").onclick = () => $("qr").showModal();
 
 async function start() {
+  app.seat = await window.aideSeat.ready;
   app.scenario = await api("scenario");
   document.title = app.scenario.name + " · aide-de-camp";
   $("url").textContent = app.scenario.url;
   $("url").href = app.scenario.url;
+  // A side's seat sees the cup and the lists as its side; the umpire (or an open table)
+  // picks.
   for (const s of app.scenario.sides) {
+    if (app.seat.side && s.id !== app.seat.side) continue;
     $("viewer").add(new Option(s.name, s.id));
     $("me").add(new Option(s.name, s.id));
   }
   for (const c of app.scenario.commands) $("alterhq").add(new Option(`${c.name} (${c.alter})`, c.id));
   if (!app.scenario.commands.length) $("cup").hidden = true;
-  setMe((window.aideSeat && window.aideSeat.side) || app.scenario.sides[0].id);
+  setMe(app.seat.side || app.scenario.sides[0].id);
   comboButton();
   fit();
   drawTerrain();

@@ -14,7 +14,7 @@ use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
 use aide::track::{Tracker, TrackerConfig};
 use aide::vision::{ColourModel, Intrinsics, MapReference, TableObserver};
-use aide::web::{self, AppState, Setup, demo, feed, qr};
+use aide::web::{self, AppState, Seating, Setup, demo, feed, qr};
 use anyhow::Context;
 
 /// Serve the table to phones on the LAN: the built-in demo by default (a synthetic camera
@@ -71,6 +71,14 @@ pub struct Args {
     /// the first state (either demo source).
     #[arg(long, default_value_t = 0.5)]
     pub replay_rate: f64,
+    /// No seats: every phone sees everything and may act for every side (solo play).
+    /// The built-in demo is an open table unless `--seats` is given.
+    #[arg(long, conflicts_with = "seats")]
+    pub open_table: bool,
+    /// Seat the built-in demo's phones as a real game is seated (a scenario always is,
+    /// unless `--open-table`).
+    #[arg(long)]
+    pub seats: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -230,7 +238,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             publisher: publisher.clone(),
         }) as Arc<dyn feed::Identify>
     });
-    let state = AppState::new(
+    // A game hides each side's pieces from the other; the demo is a show for one person
+    // at a laptop, open unless asked.
+    let seating = if args.open_table || (args.scenario.is_none() && !args.seats) {
+        Seating::Open
+    } else {
+        Seating::Seated
+    };
+    let state = AppState::with_seating(
         Setup {
             scenario,
             map_svg,
@@ -239,6 +254,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             identify: namer,
             url: url.clone(),
         },
+        seating,
         rx,
     )?;
     match source {
@@ -284,7 +300,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
 
-    println!("{}", qr::terminal(&url));
+    match seating {
+        Seating::Open => {
+            println!("{}", qr::terminal(&url));
+            println!("an open table: every phone sees everything (no seats)");
+        }
+        Seating::Seated => {
+            // One code per seat: a phone joins a seat by scanning its code.
+            for (_, label, seat_url) in web::seat_urls(&state) {
+                println!("{label}: {seat_url}");
+                println!("{}", qr::terminal(&seat_url));
+            }
+        }
+    }
     println!("aide-de-camp serving {} on {url}", state.scenario.name);
     println!("listening on {bound}");
     runtime.block_on(async move {
