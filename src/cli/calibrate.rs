@@ -284,6 +284,19 @@ fn corner_cards() -> String {
             body,
             "<rect x=\"{x0}\" y=\"{y0}\" width=\"2\" height=\"2\" fill=\"none\" stroke=\"#bbb\" stroke-width=\"0.01\"/>"
         );
+        // The up-mark inside the cut line, in the margin above the tag: once the card is
+        // cut, it still says which edge goes toward the map's top. Light grey and small,
+        // so the margin still reads as white to the detector's white balance.
+        let _ = writeln!(
+            body,
+            "<path d=\"M{:.3} {:.3} L{:.3} {:.3} L{:.3} {:.3} Z\" fill=\"#b8b8b8\"/>",
+            x0 + 1.0,
+            y0 + 0.04,
+            x0 + 0.93,
+            y0 + 0.17,
+            x0 + 1.07,
+            y0 + 0.17
+        );
         let (tx, ty) = (x0 + 1.0 - TAG_SIZE_IN / 2.0, y0 + 1.0 - TAG_SIZE_IN / 2.0);
         for j in 0..8 {
             for i in 0..8 {
@@ -306,7 +319,7 @@ fn corner_cards() -> String {
     }
     let _ = writeln!(
         body,
-        "<text x=\"4.25\" y=\"0.8\" font-size=\"0.22\" font-family=\"sans-serif\" text-anchor=\"middle\">aide-de-camp corner cards: print at 100%, cut on the grey lines, lay each card's outer corner on the map's corner, tag upright toward the map's top</text>"
+        "<text x=\"4.25\" y=\"0.8\" font-size=\"0.22\" font-family=\"sans-serif\" text-anchor=\"middle\">aide-de-camp corner cards: print at 100%, cut on the grey lines, lay each card's outer corner on the map's corner, its grey up-mark toward the map's top</text>"
     );
     page(&body)
 }

@@ -171,7 +171,7 @@ impl MapReference {
             reference: self,
             cells_w,
             light,
-            tone: [[0.0; TONE_BINS]; 3],
+            tone: [[0.0; 256]; 3],
         };
         // The tone curve: per channel and bin of printed level, the median of what the
         // frame shows there, the light taken out.
@@ -192,8 +192,8 @@ impl MapReference {
                     known.push((bin_level(b), median(values)));
                 }
             }
-            for b in 0..TONE_BINS {
-                matched.tone[c][b] = interpolate(&known, bin_level(b));
+            for (level, tone) in matched.tone[c].iter_mut().enumerate() {
+                *tone = interpolate(&known, level as f64 + 0.5);
             }
         }
         // Whether the reference shows this table at all: where it is darker or lighter,
@@ -225,8 +225,8 @@ pub struct MatchedReference<'a> {
     reference: &'a MapReference,
     cells_w: u32,
     light: Vec<f64>,
-    /// Per channel, the frame's level (light taken out) for each bin of printed level.
-    tone: [[f64; TONE_BINS]; 3],
+    /// Per channel, the frame's level (light taken out) for each printed level.
+    tone: [[f64; 256]; 3],
 }
 
 impl MatchedReference<'_> {
@@ -239,11 +239,7 @@ impl MatchedReference<'_> {
         let r = self.reference.at(x, y)?;
         let light = self.light_at(x, y);
         Some(std::array::from_fn(|c| {
-            let level = f64::from(r[c]);
-            let t = (level * TONE_BINS as f64 / 256.0 - 0.5).clamp(0.0, (TONE_BINS - 1) as f64);
-            let (b0, f) = (t.floor() as usize, t.fract());
-            let b1 = (b0 + 1).min(TONE_BINS - 1);
-            light * (self.tone[c][b0] * (1.0 - f) + self.tone[c][b1] * f)
+            light * self.tone[c][usize::from(r[c])]
         }))
     }
 
@@ -263,15 +259,25 @@ impl MatchedReference<'_> {
                 / (0..3).map(|c| e[c] * e[c]).sum::<f64>().max(1.0);
             (DEEPEST_SHADE..=LIGHTEST_SHADE).contains(&shade) && near(e.map(|v| v * shade))
         };
-        (-1i64..=1).any(|dy| {
-            (-1i64..=1).any(|dx| {
-                let (Ok(nx), Ok(ny)) = (u32::try_from(x as i64 + dx), u32::try_from(y as i64 + dy))
-                else {
-                    return false;
-                };
-                self.expected(nx, ny)
-                    .is_some_and(|e| near(e) || in_shade(e))
-            })
+        // The pixel itself first: most ink is explained there.
+        const AROUND: [(i64, i64); 9] = [
+            (0, 0),
+            (-1, 0),
+            (1, 0),
+            (0, -1),
+            (0, 1),
+            (-1, -1),
+            (1, -1),
+            (-1, 1),
+            (1, 1),
+        ];
+        AROUND.iter().any(|&(dx, dy)| {
+            let (Ok(nx), Ok(ny)) = (u32::try_from(x as i64 + dx), u32::try_from(y as i64 + dy))
+            else {
+                return false;
+            };
+            self.expected(nx, ny)
+                .is_some_and(|e| near(e) || in_shade(e))
         })
     }
 }
