@@ -6,6 +6,8 @@
 //! The routes are read from the router's source (`src/web`), so a route added there and
 //! not here fails [`every_route_of_the_router_is_fuzzed`] instead of going untested.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
@@ -47,10 +49,13 @@ enum Field {
 
 use Field::*;
 
+/// The fields a route reads, by name.
+type Schema = &'static [(&'static str, Field)];
+
 /// Every route the server has, as the client sees it: method, path (`{…}` for a path
 /// parameter), what it reads and the fields it reads (for a roll, `notation`, `combat`
 /// and `bombard` are alternatives: one is sent).
-const ROUTES: &[(&str, &str, Input, &[(&str, Field)])] = &[
+const ROUTES: &[(&str, &str, Input, Schema)] = &[
     ("get", "/", Input::Query, &[]),
     ("get", "/app.js", Input::Query, &[]),
     ("get", "/style.css", Input::Query, &[]),
@@ -549,21 +554,9 @@ async fn send(
     Ok((status, bytes.to_vec()))
 }
 
-fn config() -> ProptestConfig {
-    // Each case sends one request to every route: 64 cases are ~1,300 requests. The
-    // PROPTEST_CASES variable still sets more for a longer hunt.
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(64);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    // Each case sends one request to every route: 64 cases are ~1,300 requests.
+    #![proptest_config(common::proptest_cases(64))]
 
     #[test]
     fn no_route_answers_500_or_drops_the_connection(calls in calls()) {

@@ -9,6 +9,8 @@
 //! busy laptop, a camera that stalls). Every block then accounts for at most one piece
 //! of each commit, and nothing is committed where no block stands.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -362,21 +364,9 @@ fn run(resume: bool, steps: &[Step]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// 64 cases of up to a dozen hands and 30 frames each: a few seconds of CI. The
-/// PROPTEST_CASES variable sets more for a longer hunt.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(64);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    // 64 cases of up to a dozen hands and 30 frames each: a few seconds of CI.
+    #![proptest_config(common::proptest_cases(64))]
 
     #[test]
     fn a_resumed_tracker_keeps_each_unit_once_and_each_block_one_name(steps in steps()) {
