@@ -394,8 +394,13 @@ fn value(field: Field) -> BoxedStrategy<Value> {
         ]
         .boxed(),
         Bool => any::<bool>().prop_map(Value::from).boxed(),
-        Pair => (known(&server().pieces), known(&server().pieces))
-            .prop_map(|(a, b)| Value::from(vec![a, b]))
+        // A piece against itself now and then.
+        Pair => (
+            known(&server().pieces),
+            known(&server().pieces),
+            prop::bool::weighted(0.15),
+        )
+            .prop_map(|(a, b, same)| Value::from(vec![a.clone(), if same { a } else { b }]))
             .boxed(),
         Notation => prop_oneof![
             2 => "[0-9]{0,3}d[0-9]{0,3}( hits [0-9]\\+)?( [+-][0-9]{1,2})?",
@@ -438,14 +443,18 @@ fn fields(route: usize) -> BoxedStrategy<Map<String, Value>> {
         })
         .collect();
     let extra = prop::option::weighted(0.05, ("\\PC{0,6}", json()));
-    (each, extra)
-        .prop_map(|(each, extra)| {
+    (each, extra, prop::bool::weighted(0.15))
+        .prop_map(|(each, extra, same)| {
             let mut map: Map<String, Value> = each
                 .into_iter()
                 .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
                 .collect();
             if let Some((k, v)) = extra {
                 map.insert(k, v);
+            }
+            // A measurement from a piece or point to itself now and then.
+            if let (true, Some(from)) = (same, map.get("from").cloned()) {
+                map.insert("to".to_owned(), from);
             }
             map
         })
