@@ -212,6 +212,9 @@ struct Piped {
     /// Frames the detector could not read (tags not found).
     unread: u64,
     rss_after_first_pass_mib: Option<f64>,
+    /// At the last frame, before the camera and the pipeline are taken down (their
+    /// buffers freed then would hide what the session held).
+    rss_last_frame_mib: f64,
 }
 
 /// The detector, the tracker and the journal, on the frames until the camera stops.
@@ -227,6 +230,7 @@ fn pipeline(
         ages_ms: Vec::new(),
         unread: 0,
         rss_after_first_pass_mib: None,
+        rss_last_frame_mib: rss_mib(),
     };
     let mut minute = VecDeque::new();
     let mut next_report = Duration::from_secs(60);
@@ -242,6 +246,7 @@ fn pipeline(
         let age = 1000.0 * handed.elapsed().as_secs_f64();
         piped.ages_ms.push(age);
         minute.push_back(age);
+        piped.rss_last_frame_mib = rss_mib();
         if frame.index >= first_pass_frames && piped.rss_after_first_pass_mib.is_none() {
             piped.rss_after_first_pass_mib = Some(rss_mib());
         }
@@ -335,7 +340,7 @@ fn an_hour_of_the_scripted_game_through_the_camera_pipeline() {
     let piped = pipeline(rx, observer, tracker, recorder, first_pass_frames, started);
     let filmed = camera.join().unwrap();
     let elapsed = started.elapsed().as_secs_f64();
-    let rss_end = rss_mib();
+    let rss_end = piped.rss_last_frame_mib;
 
     let stored: Vec<Event> = Journal::open_existing(&db)
         .unwrap()
@@ -356,16 +361,17 @@ fn an_hour_of_the_scripted_game_through_the_camera_pipeline() {
     let tenth = (ages.len() / 10).max(1);
 
     println!(
-        "soak: {elapsed:.0} s, {} frames of {}x{} at {FPS} fps ({} dropped by the camera, {} unread by the detector), {} scripted changes",
+        "soak: {elapsed:.0} s, {} frames of {}x{} ({:.1} a second, {FPS} asked: a camera thread kept off the CPU falls behind), {} dropped by the camera, {} unread by the detector, {} scripted changes",
         filmed.frames,
         base.width,
         base.height,
+        filmed.frames as f64 / elapsed,
         filmed.dropped,
         piped.unread,
         filmed.shown.len() - 1
     );
     println!(
-        "soak: RSS {rss_start:.1} MiB at the start ({:.1} MiB of it the camera's {} views as JPEG), {} after the first pass, {rss_end:.1} MiB at the end (peak {:.1} MiB)",
+        "soak: RSS {rss_start:.1} MiB at the start ({:.1} MiB of it the camera's {} views as JPEG), {} after the first pass, {rss_end:.1} MiB at the last frame (peak {:.1} MiB)",
         views.bytes() as f64 / (1024.0 * 1024.0),
         views.still.len() + views.reach.len(),
         piped
