@@ -22,6 +22,7 @@ fn bench_vision(c: &mut Criterion) {
         colours: &colours,
         model: &model,
         facing_away: &none,
+        reference: None,
     };
     c.bench_function("map-plane sampler 1080p", |b| {
         b.iter(|| PlaneSampler::new(&calib, image.width(), image.height()))

@@ -15,6 +15,7 @@ pub mod live;
 pub mod model;
 pub mod rules;
 pub mod scenario;
+pub mod seat;
 pub mod sim;
 pub mod table;
 pub mod track;

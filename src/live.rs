@@ -7,10 +7,12 @@
 //! threads; whether it opened is sent back so `aide serve` can refuse to start with a
 //! clear error ("camera 0: no such device") instead of serving an empty table.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, FrameSource, SourceKind};
+use crate::journal::now_ms;
 use crate::track::{AssignError, Identification};
 use crate::track::{Observation, Tracker};
 use crate::web::feed::{Feed, Identify, Publisher, Source};
@@ -37,6 +39,9 @@ pub struct CameraFeed {
     pub tracker: Arc<Mutex<Tracker>>,
     /// Told once whether the source opened, with what it is ("camera 0 (HD Webcam)").
     pub opened: mpsc::Sender<Result<String, CaptureError>>,
+    /// How old each frame was when the tracker had its detection: what a player waits
+    /// for. Shared so `aide bench stream` and the tests can read it.
+    pub ages: Arc<FrameAges>,
 }
 
 impl Feed for CameraFeed {
@@ -46,6 +51,7 @@ impl Feed for CameraFeed {
             mut observer,
             tracker,
             opened,
+            ages,
         } = *self;
         let mut source = match open() {
             Ok(source) => {
@@ -64,6 +70,7 @@ impl Feed for CameraFeed {
         };
         let mut rate = FrameRate::default();
         let mut unreadable_since: Option<Instant> = None;
+        let mut locked = false;
         while !publisher.is_closed() {
             let frame = match source.next_frame() {
                 Ok(frame) => frame,
@@ -82,16 +89,25 @@ impl Feed for CameraFeed {
                 }
             };
             let fps = rate.tick();
-            let observation = match observer.observe(&frame) {
+            let observation = match observe(observer.as_mut(), &frame) {
                 Ok(observation) => {
                     unreadable_since = None;
                     publisher.status(healthy, fps);
+                    if !locked {
+                        // The corner cards are in view and read: the picture is right.
+                        locked = true;
+                        for note in source.lock_controls() {
+                            if note.contains("not locked") {
+                                tracing::warn!(%note, "camera controls");
+                            } else {
+                                tracing::info!(%note, "camera controls");
+                            }
+                        }
+                    }
                     observation
                 }
-                Err(why) => {
-                    // Most often a hand over a corner card: the tracker holds the last
-                    // stable view meanwhile. For long, the camera has lost the table.
-                    tracing::debug!(%why, "frame not read");
+                Err(unreadable) => {
+                    // For long, the camera has lost the table.
                     let since = *unreadable_since.get_or_insert_with(Instant::now);
                     let status = if since.elapsed() >= LOST_AFTER {
                         Source::Lost
@@ -99,11 +115,7 @@ impl Feed for CameraFeed {
                         healthy
                     };
                     publisher.status(status, fps);
-                    Observation {
-                        ts_ms: frame.ts_ms,
-                        sightings: Vec::new(),
-                        disturbance: 1.0,
-                    }
+                    unreadable
                 }
             };
             // Publish under the lock, so a naming from the page and a commit reach the
@@ -112,12 +124,31 @@ impl Feed for CameraFeed {
             if let Some(table) = tracker.push(&observation) {
                 publisher.table(table);
             }
+            drop(tracker);
+            ages.record(now_ms().saturating_sub(frame.ts_ms).max(0) as u64);
         }
         // Keep the feed open until the server stops, so its last table stays served.
         while !publisher.is_closed() {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
+}
+
+/// What the detector makes of a frame, or, when it cannot read it, an observation of a
+/// fully disturbed table (as the `Err`): most often a hand over a corner card, and the
+/// tracker holds the last stable view meanwhile.
+pub fn observe(
+    observer: &mut dyn Observer,
+    frame: &capture::Frame,
+) -> Result<Observation, Observation> {
+    observer.observe(frame).map_err(|why| {
+        tracing::debug!(%why, "frame not read");
+        Observation {
+            ts_ms: frame.ts_ms,
+            sightings: Vec::new(),
+            disturbance: 1.0,
+        }
+    })
 }
 
 /// Names pieces of the tracker a [`CameraFeed`] runs, for a person on the page: at once,
@@ -134,6 +165,58 @@ impl Identify for Namer {
         let table = tracker.stable().expect("a piece was named on it").clone();
         self.publisher.identified(table, identification.clone());
         Ok(identification)
+    }
+}
+
+/// The ages of the last frames (ms from capture to their detection reaching the
+/// tracker and the feed). Sources hand out their newest frame (see
+/// [`capture::newest`]), so a slow detector shows here as fewer frames, not older ones.
+#[derive(Default)]
+pub struct FrameAges {
+    ages_ms: Mutex<VecDeque<u64>>,
+}
+
+impl FrameAges {
+    /// Ages kept: a minute at 30 frames a second.
+    const KEPT: usize = 1800;
+
+    pub fn record(&self, age_ms: u64) {
+        let mut ages = self.ages_ms.lock().expect("ages lock");
+        if ages.len() == Self::KEPT {
+            ages.pop_front();
+        }
+        ages.push_back(age_ms);
+    }
+
+    /// How many ages are kept (at most the last [`Self::KEPT`]).
+    pub fn len(&self) -> usize {
+        self.ages_ms.lock().expect("ages lock").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The age that fraction `q` (0 to 1) of the kept frames were no older than.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        let mut ages: Vec<u64> = self
+            .ages_ms
+            .lock()
+            .expect("ages lock")
+            .iter()
+            .copied()
+            .collect();
+        if ages.is_empty() {
+            return None;
+        }
+        ages.sort_unstable();
+        let rank = (q.clamp(0.0, 1.0) * ages.len() as f64).ceil() as usize;
+        Some(ages[rank.clamp(1, ages.len()) - 1])
+    }
+
+    /// Forget the ages so far (a bench's warm-up).
+    pub fn clear(&self) {
+        self.ages_ms.lock().expect("ages lock").clear();
     }
 }
 

@@ -29,6 +29,11 @@ enum Command {
     Serve(cli::serve::Args),
     /// The pieces in one camera frame, in map inches.
     Detect(cli::detect::Args),
+    /// The webcams this machine has, each with its modes (cargo feature `camera`).
+    Cameras(cli::cameras::Args),
+    /// Is the camera set up well? Corner cards found, per card pixels an inch and
+    /// sharpness, the accuracy to expect at the far corner, and what to fix.
+    CameraCheck(cli::camera_check::Args),
     /// Printable corner cards and facing strips.
     #[command(subcommand)]
     Calibrate(cli::calibrate::Calibrate),
@@ -45,11 +50,18 @@ enum Bench {
     Vision(cli::bench_vision::Args),
     /// The tracker on scripted games: identity kept, events found, false moves.
     Track(cli::bench_track::Args),
+    /// A phone's MJPEG stream on loopback through decode, detector and tracker: how old
+    /// a frame is when its detection is in.
+    Stream(cli::bench_stream::Args),
 }
 
 fn main() -> std::process::ExitCode {
+    // Our own warnings (a map reference that does not fit the table) reach the person
+    // at the table unless RUST_LOG says otherwise.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("aide=warn"));
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     let command = Cli::parse().command;
@@ -91,8 +103,11 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Serve(args) => cli::serve::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::Detect(args) => cli::detect::run(args),
+        Command::CameraCheck(args) => cli::camera_check::run(args),
+        Command::Cameras(args) => cli::cameras::run(args),
         Command::Calibrate(command) => cli::calibrate::run(command),
         Command::Bench(Bench::Track(args)) => cli::bench_track::run(args),
         Command::Bench(Bench::Vision(args)) => cli::bench_vision::run(args),
+        Command::Bench(Bench::Stream(args)) => cli::bench_stream::run(args),
     }
 }

@@ -176,7 +176,7 @@ fn the_json_export_holds_every_state_event_and_turn() {
     let g = recorded_game();
     let log: Value =
         serde_json::from_str(&ok(&aide(&["log", s(&g.db), "--format", "json"]))).unwrap();
-    assert_eq!(log["schema_version"], 1);
+    assert_eq!(log["schema_version"], aide::journal::SCHEMA_VERSION);
     assert_eq!(log["states"].as_array().unwrap().len(), 3);
     assert_eq!(log["turns"][2]["night"], true);
     assert_eq!(log["phases"][0]["command"], "r-1");

@@ -2,27 +2,20 @@
 //! every change) through the detector and the tracker into a real SQLite journal, and
 //! the events read back against the script.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
 use aide::capture::FrameSource;
-use aide::journal::{Journal, Recorder};
+use aide::journal::Recorder;
 use aide::live::Observer;
 use aide::scenario::Scenario;
 use aide::sim::{self, ScriptedCamera};
-use aide::track::{Event, EventDeriver, Tracker, TrackerConfig};
+use aide::track::{Tracker, TrackerConfig};
 use aide::vision::{ColourModel, TableObserver};
 
-/// Every event the journal at `db` holds, in order.
-fn stored_events(db: &Path) -> Vec<Event> {
-    Journal::open_existing(db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.event)
-        .collect()
-}
+use common::stored_events;
 
 #[test]
 fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
@@ -34,8 +27,9 @@ fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
     // 1080p; the low-resolution reading is written in the stop's note.
     let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
+    let map = sim::scenario_map(&scenario, base.seed).unwrap();
     let mut camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, 1000.0).with_timing(2, 9);
+        ScriptedCamera::new(scenario.clone(), tables.clone(), base, map, 1000.0).with_timing(2, 9);
     let mut observer = TableObserver::new(&scenario, Some(lens), ColourModel::builtin());
     let shared = Arc::new(scenario.clone());
     let mut tracker = Tracker::resume(shared.clone(), TrackerConfig::default(), tables[0].clone());
@@ -55,29 +49,7 @@ fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
     }
     drop(recorder);
     let stored = stored_events(&db);
-    // The truth: the events between consecutive scripted tables, by the same rules.
-    let deriver = EventDeriver::new(&scenario);
-    let expected: Vec<Event> = tables
-        .windows(2)
-        .flat_map(|w| deriver.events(&scenario, &w[0], &w[1], false))
-        .collect();
-    let key = |e: &Event| (e.kind(), e.unit().to_owned());
-    assert_eq!(
-        stored.iter().map(key).collect::<Vec<_>>(),
-        expected.iter().map(key).collect::<Vec<_>>()
-    );
-    for (seen, truth) in stored.iter().zip(&expected) {
-        if let (Event::Moved(s), Event::Moved(t)) = (seen, truth) {
-            assert!(
-                (s.distance_in - t.distance_in).abs() < 0.1,
-                "{}: {:.3} in seen, {:.3} in moved",
-                s.unit,
-                s.distance_in,
-                t.distance_in
-            );
-            assert_eq!(s.verdict.legal, t.verdict.legal, "{}", s.unit);
-        }
-    }
+    common::assert_same_events(&stored, &common::script_events(&scenario, &tables), "");
 }
 
 /// A person names a piece on the page while the camera watches: the real server, the
@@ -123,8 +95,9 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
     let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
     let lens = base.pinhole().intrinsics;
     // Each table still for 2 s after a hand in view for 0.3 s, 10 frames a second.
+    let map = sim::scenario_map(&scenario, base.seed).unwrap();
     let camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, 10.0).with_timing(3, 20);
+        ScriptedCamera::new(scenario.clone(), tables.clone(), base, map, 10.0).with_timing(3, 20);
     let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
     let (opened_tx, _opened_rx) = std::sync::mpsc::channel();
     let tracker = Arc::new(std::sync::Mutex::new(Tracker::resume(
@@ -158,6 +131,7 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
             )),
             tracker,
             opened: opened_tx,
+            ages: Arc::default(),
         }),
         publisher,
     )

@@ -33,6 +33,7 @@ fn with_default_options<R>(read: impl FnOnce(&DetectOptions) -> R) -> R {
         colours: &colours,
         model: &model,
         facing_away: &none,
+        reference: None,
     })
 }
 
@@ -346,6 +347,7 @@ fn a_table_with_other_paint_is_read_once_its_colours_are_learnt_from_a_frame() {
                 colours,
                 model: &model,
                 facing_away: &none,
+                reference: None,
             },
         )
     };

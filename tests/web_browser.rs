@@ -1,7 +1,8 @@
-//! The phone page in headless Chromium (tests/browser/page.test.js, playwright-core):
-//! this test starts the real `aide serve` binary on free loopback ports (the demo held
-//! still, replaying, and watched through the synthetic camera), asks `aide check --json` for the same table, and runs the page test with
-//! node. Needs /usr/bin/chromium and `npm ci` in tests/browser (.ci/run installs both).
+//! The phone page in headless Chromium (tests/browser/*.test.js, playwright-core): these
+//! tests start the real `aide serve` binary on free loopback ports (the demo held still,
+//! replaying, and watched through the synthetic camera; the One Hour Wargames and NBC
+//! demos), ask `aide check` for the same tables, and run the page tests with node.
+//! Needs /usr/bin/chromium and `npm ci` in tests/browser (.ci/run installs both).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -50,8 +51,18 @@ fn fresh_journal(dir: &Path, name: &str) -> PathBuf {
     path
 }
 
-#[test]
-fn phone_page_in_headless_chromium() {
+/// The margins the page must show as `aide check` and `aide log` do: inputs and the
+/// library's text for them, for the page test to compare with its own rounding.
+fn rounding_cases() -> String {
+    let cases: Vec<(f64, String)> = [0.125, -0.125, 0.375, 2.675, 1.005, -0.004, 0.9951, 3.0]
+        .into_iter()
+        .map(|x| (x, format!("{:.2}", aide::rules::hundredths(x))))
+        .collect();
+    serde_json::to_string(&cases).unwrap()
+}
+
+/// node and chromium, or a clear failure saying what to install.
+fn browser_dir() -> (PathBuf, String) {
     let browser = root().join("tests/browser");
     assert!(
         browser.join("node_modules/playwright-core").exists(),
@@ -62,6 +73,12 @@ fn phone_page_in_headless_chromium() {
         Path::new(&chromium).exists(),
         "{chromium} is missing: apt-get install -y chromium (.ci/run does)"
     );
+    (browser, chromium)
+}
+
+#[test]
+fn phone_page_in_headless_chromium() {
+    let (browser, chromium) = browser_dir();
 
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser");
     std::fs::create_dir_all(&tmp).unwrap();
@@ -105,6 +122,17 @@ fn phone_page_in_headless_chromium() {
     assert!(check.status.success());
     let check_path = tmp.join("check.json");
     std::fs::write(&check_path, &check.stdout).unwrap();
+    // The same table as a person reads it, for the margins' digits.
+    let check_text = Command::new(aide)
+        .args(["check", "--scenario"])
+        .arg(root().join("scenarios/demo/valley.toml"))
+        .arg("--state")
+        .arg(root().join("scenarios/demo/state.json"))
+        .output()
+        .expect("run aide check");
+    assert!(check_text.status.success());
+    let check_text_path = tmp.join("check.txt");
+    std::fs::write(&check_text_path, &check_text.stdout).unwrap();
 
     let status = Command::new("node")
         .arg(browser.join("page.test.js"))
@@ -112,6 +140,8 @@ fn phone_page_in_headless_chromium() {
         .env("AIDE_LIVE_URL", format!("http://{live_addr}/"))
         .env("AIDE_WATCHED_URL", format!("http://{watched_addr}/"))
         .env("AIDE_CHECK_JSON", &check_path)
+        .env("AIDE_CHECK_TEXT", &check_text_path)
+        .env("AIDE_ROUNDING", rounding_cases())
         .env("AIDE_SHOTS", &tmp)
         .env("CHROMIUM", &chromium)
         .status()
@@ -119,6 +149,53 @@ fn phone_page_in_headless_chromium() {
     assert!(
         status.success(),
         "the page test failed (screenshots in {})",
+        tmp.display()
+    );
+    println!("screenshots: {}", tmp.display());
+}
+
+/// Every demo scenario (Pub Battles, One Hour Wargames, NBC) at 390x844 and 844x390:
+/// readable pieces, layouts, terrain by type, distances in the rules' measure, rolls,
+/// the list view, the log, the manifest and the reconnect (tests/browser/systems.test.js).
+#[test]
+fn every_rule_system_in_headless_chromium() {
+    let (browser, chromium) = browser_dir();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_systems");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let scenario = |dir: &str, file: &str| root().join("scenarios").join(dir).join(file);
+    let mut servers = Vec::new();
+    let mut urls = Vec::new();
+    for (name, toml) in [
+        ("demo", "valley.toml"),
+        ("ohw-demo", "ohw.toml"),
+        ("nbc-demo", "nbc.toml"),
+    ] {
+        let journal = fresh_journal(&tmp, &format!("{name}.sqlite"));
+        // An open table: every phone is the umpire and sees every name (seated pages
+        // are tests/browser/seats.test.js's).
+        let (server, addr) = serve(&[
+            "--open-table",
+            "--scenario",
+            scenario(name, toml).to_str().unwrap(),
+            "--state",
+            scenario(name, "state.json").to_str().unwrap(),
+            "--journal",
+            journal.to_str().unwrap(),
+        ]);
+        servers.push(server);
+        urls.push(format!("{name}=http://{addr}/"));
+    }
+    let status = Command::new("node")
+        .arg(browser.join("systems.test.js"))
+        .env("AIDE_URLS", urls.join(" "))
+        .env("AIDE_SHOTS", &tmp)
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    drop(servers);
+    assert!(
+        status.success(),
+        "the rule-systems page test failed (screenshots in {})",
         tmp.display()
     );
     println!("screenshots: {}", tmp.display());

@@ -1,12 +1,15 @@
 //! Load measurement of the live server (ignored by default; it prints figures, it does
-//! not assert speed): the real `aide serve` binary replays the demo at 30 table states a
-//! second on loopback; 1 and then 20 WebSocket clients record, for every state message,
+//! not assert speed): the real `aide serve --seats` binary replays the demo at 30 table
+//! states a second on loopback, building each seat's message; 1 and then 20 WebSocket
+//! clients, spread over the seats (each side, the umpire, spectators), record, for every
+//! state message,
 //! the time from the state entering the pipeline (the feed's stamp, taken before the rules
 //! check it) to the message arriving. It also samples the server's VmRSS over the run.
 //!
 //! cargo test --release --test web_load -- --ignored --nocapture
 //! AIDE_LOAD_SECS (default 20) sets each phase's length; AIDE_SOAK_SECS (default 60) the
-//! memory run.
+//! memory run; AIDE_LOAD_OPEN=1 serves an open table (one message for everyone) instead,
+//! to compare.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -43,7 +46,8 @@ fn secs(var: &str, default: u64) -> Duration {
     )
 }
 
-fn start_server(rate: f64) -> (Running, String) {
+/// The server, its address, and the seats' tokens ("" for a spectator).
+fn start_server(rate: f64) -> (Running, String, Vec<String>) {
     let mut child = Running(
         Command::new(env!("CARGO_BIN_EXE_aide"))
             .args([
@@ -55,17 +59,28 @@ fn start_server(rate: f64) -> (Running, String) {
                 "--replay-rate",
             ])
             .arg(rate.to_string())
+            .args(if std::env::var_os("AIDE_LOAD_OPEN").is_some() {
+                &[][..]
+            } else {
+                &["--seats"][..]
+            })
             .stdout(Stdio::piped())
             .spawn()
             .expect("start aide serve"),
     );
     let out = child.0.stdout.take().unwrap();
-    let addr = BufReader::new(out)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned))
+    // Each seat's address is printed before the server listens.
+    let mut seats = vec![String::new()];
+    let mut lines = BufReader::new(out).lines().map_while(Result::ok);
+    let addr = lines
+        .find_map(|l| {
+            if let Some((_, token)) = l.split_once("#seat=") {
+                seats.push(token.to_owned());
+            }
+            l.strip_prefix("listening on ").map(str::to_owned)
+        })
         .expect("the server prints its address");
-    (child, addr)
+    (child, addr, seats)
 }
 
 fn vm_rss_kib(pid: u32) -> u64 {
@@ -80,10 +95,10 @@ fn vm_rss_kib(pid: u32) -> u64 {
 }
 
 /// Latencies in µs of every state message `clients` clients saw during `run`.
-async fn measure(addr: &str, clients: usize, run: Duration) -> (Vec<u64>, usize) {
+async fn measure(addr: &str, seats: &[String], clients: usize, run: Duration) -> (Vec<u64>, usize) {
     let mut tasks = Vec::new();
-    for _ in 0..clients {
-        let url = format!("ws://{addr}/ws");
+    for i in 0..clients {
+        let url = format!("ws://{addr}/ws?seat={}", seats[i % seats.len()]);
         tasks.push(tokio::spawn(async move {
             let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
             let mut lat = Vec::new();
@@ -133,13 +148,14 @@ fn pct(sorted: &[u64], p: f64) -> f64 {
 #[ignore = "load measurement: run with --ignored --nocapture"]
 async fn latency_and_memory_under_load() {
     let phase = secs("AIDE_LOAD_SECS", 20);
-    let (server, addr) = start_server(30.0);
+    let (server, addr, seats) = start_server(30.0);
     let pid = server.0.id();
     tokio::time::sleep(Duration::from_secs(1)).await;
     for clients in [1, 20] {
-        let (lat, dropped) = measure(&addr, clients, phase).await;
+        let (lat, dropped) = measure(&addr, &seats, clients, phase).await;
         println!(
-            "{clients:>2} client(s), 30 states/s, {:.0} s: {} messages, latency median {:.2} ms, p95 {:.2} ms, max {:.2} ms; {dropped} dropped",
+            "{clients:>2} client(s) over {} seats, 30 states/s, {:.0} s: {} messages, latency median {:.2} ms, p95 {:.2} ms, max {:.2} ms; {dropped} dropped",
+            seats.len().min(clients),
             phase.as_secs_f64(),
             lat.len(),
             pct(&lat, 0.5),
@@ -151,7 +167,7 @@ async fn latency_and_memory_under_load() {
 
     let soak = secs("AIDE_SOAK_SECS", 60);
     let start = Instant::now();
-    let (_, _) = tokio::join!(measure(&addr, 2, soak), async {
+    let (_, _) = tokio::join!(measure(&addr, &seats, 2, soak), async {
         let mut samples = Vec::new();
         while start.elapsed() < soak {
             samples.push((start.elapsed().as_secs(), vm_rss_kib(pid)));

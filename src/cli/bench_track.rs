@@ -181,7 +181,8 @@ fn rendered_still(minutes: u64, fps: u64) -> anyhow::Result<RenderedStill> {
     let mut clean_scene = sim::scene_from_table(&scenario, &setup, &base);
     clean_scene.noise = 0.0;
     clean_scene.jpeg_quality = 100;
-    let clean = sim::render_with(&clean_scene, &scenario.model);
+    let map = sim::scenario_map(&scenario, base.seed)?;
+    let clean = sim::render_on(&clean_scene, &scenario.model, &map);
     let mut observer = TableObserver::new(
         &scenario,
         Some(base.pinhole().intrinsics),

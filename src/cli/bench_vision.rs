@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use aide::model::PieceModel;
-use aide::sim::{self, Shape, TruePiece};
+use aide::sim::{self, MapTexture, Shape, TruePiece};
 use aide::table::Status;
 use aide::vision::{
-    self, Calibration, ColourModel, DetectOptions, DetectedPiece, Intrinsics, PlaneSampler,
+    self, Calibration, ColourModel, DetectOptions, DetectedPiece, Intrinsics, MapReference,
+    PlaneSampler,
 };
 use serde::Serialize;
 
@@ -32,11 +33,20 @@ pub struct Args {
     /// First seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The printed map the tables lie on: `procedural` (a busy map painted per seed),
+    /// `demo` (the built-in demo's map), or an SVG file drawn at its printed size, such as
+    /// scenarios/maps/river-crossing.svg. Give it again for more maps: each is reported.
+    #[arg(long, value_parser = super::parse_printed_map, default_value = "procedural")]
+    pub map: Vec<super::PrintedMap>,
     /// Instead of rendering frames, read every `NAME.jpg` (or `.png`) of this folder with
     /// its truth `NAME.json` and lens `NAME.camera.json` (the format of
     /// shared/vision-photoreal/README.md): frames our renderer did not make.
     #[arg(long, value_name = "DIR")]
     pub photoreal: Option<PathBuf>,
+    /// Give the detector the empty map: the printed map's image, matched to each frame's
+    /// colours (see `vision::reference`). Frames of `--photoreal` have no map image.
+    #[arg(long)]
+    pub reference: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -100,6 +110,8 @@ struct Frame {
     map_h_in: f64,
     /// The lens, when the detector is given a camera file.
     intrinsics: Option<Intrinsics>,
+    /// The empty map, when the detector is given it.
+    reference: Option<std::rc::Rc<MapReference>>,
     truth: Vec<TruePiece>,
 }
 
@@ -122,34 +134,69 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 (label, made)
             })
             .collect(),
-        None => [
-            ("1080p", args.frames, (1920, 1080)),
-            ("4K", args.frames_4k, (3840, 2160)),
-        ]
-        .into_iter()
-        .map(|(label, count, (w, h))| {
-            let (touching, camera_file) = (args.touching, args.camera_file);
-            let frames = (args.seed..args.seed + count)
-                .map(|seed| {
-                    Box::new(move || {
-                        let scene = if touching {
-                            sim::touching_scene(seed, 36.0, 24.0, w, h)
-                        } else {
-                            sim::random_scene(seed, 36.0, 24.0, w, h)
-                        };
-                        Frame {
-                            image: sim::render(&scene),
-                            map_w_in: scene.map_w_in,
-                            map_h_in: scene.map_h_in,
-                            intrinsics: camera_file.then(|| scene.pinhole().intrinsics),
-                            truth: scene.pieces,
-                        }
-                    }) as MakeFrame
-                })
-                .collect();
-            (label.to_owned(), frames)
-        })
-        .collect(),
+        None => {
+            let mut groups = Vec::new();
+            for printed in &args.map {
+                let (map_w, map_h, texture) = printed.load()?;
+                let texture = texture.map(std::rc::Rc::new);
+                let printed_reference = texture
+                    .as_ref()
+                    .filter(|_| args.reference)
+                    .map(|map| std::rc::Rc::new(MapReference::from_texture(map, map_w, map_h)));
+                let map_label = printed.label();
+                for (resolution, count, (w, h)) in [
+                    ("1080p", args.frames, (1920, 1080)),
+                    ("4K", args.frames_4k, (3840, 2160)),
+                ] {
+                    let (touching, camera_file) = (args.touching, args.camera_file);
+                    let with_reference = args.reference;
+                    let frames = (args.seed..args.seed + count)
+                        .map(|seed| {
+                            let (texture, model) = (texture.clone(), model.clone());
+                            let printed_reference = printed_reference.clone();
+                            Box::new(move || {
+                                let scene = if touching {
+                                    sim::touching_scene(seed, map_w, map_h, w, h)
+                                } else {
+                                    sim::random_scene(seed, map_w, map_h, w, h)
+                                };
+                                let (image, reference) = match &texture {
+                                    Some(map) => (
+                                        sim::render_on(&scene, &model, map),
+                                        printed_reference.clone(),
+                                    ),
+                                    None => {
+                                        // The procedural map of this frame's seed.
+                                        let map = MapTexture::procedural(map_w, map_h, scene.seed);
+                                        let reference = with_reference.then(|| {
+                                            std::rc::Rc::new(MapReference::from_texture(
+                                                &map, map_w, map_h,
+                                            ))
+                                        });
+                                        (sim::render_on(&scene, &model, &map), reference)
+                                    }
+                                };
+                                Frame {
+                                    image,
+                                    map_w_in: scene.map_w_in,
+                                    map_h_in: scene.map_h_in,
+                                    intrinsics: camera_file.then(|| scene.pinhole().intrinsics),
+                                    reference,
+                                    truth: scene.pieces,
+                                }
+                            }) as MakeFrame
+                        })
+                        .collect();
+                    let label = if args.map.len() == 1 && map_label == "procedural" {
+                        resolution.to_owned()
+                    } else {
+                        format!("{resolution} {map_label}")
+                    };
+                    groups.push((label, frames));
+                }
+            }
+            groups
+        }
     };
     let mut report = Vec::new();
     // The plain OpenCV pipeline on the same frames, for the side-by-side rows.
@@ -363,6 +410,7 @@ fn detect(frame: &Frame, colours: &ColourModel, model: &PieceModel) -> Option<Re
         colours,
         model,
         facing_away: &none,
+        reference: frame.reference.as_deref(),
     };
     let pieces = vision::detect_sampled(image, &calib, &sampler, &options).pieces;
     let pieces_ms = lap(&mut clock);
@@ -480,6 +528,7 @@ fn photoreal_frames(dir: &Path) -> anyhow::Result<Vec<(String, Vec<Frame>)>> {
             map_w_in: truth.map.width_in,
             map_h_in: truth.map.height_in,
             intrinsics: Some(intrinsics),
+            reference: None,
             truth: truth
                 .pieces
                 .into_iter()

@@ -35,6 +35,22 @@ pub enum Calibrate {
         #[arg(long, default_value = "colors.toml")]
         out: PathBuf,
     },
+    /// Photograph the empty map: the reference `aide detect --reference` and `aide serve
+    /// --reference` use to tell the map's ink (a blue river, red roofs) from pieces.
+    /// Take the pieces off, keep hands out, and keep the camera where it will stand.
+    Map {
+        /// The frame (PNG or JPEG) of the empty table, the four corner tags in view.
+        image: PathBuf,
+        /// Map size in inches, WxH.
+        #[arg(long, value_parser = super::parse_map)]
+        map: (f64, f64),
+        /// Camera file, as for `aide detect`.
+        #[arg(long = "camera-file", alias = "camera", value_name = "CAMERA.json")]
+        camera_file: Option<PathBuf>,
+        /// Where to write the reference: the map plane at 20 px an inch (PNG).
+        #[arg(long, default_value = "map-reference.png")]
+        out: PathBuf,
+    },
     /// Measure the camera's lens (cargo feature `opencv`) from 5 to 15 photos of the map
     /// with its four corner cards, taken from different heights, offsets and tilts.
     Camera {
@@ -110,8 +126,77 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
             println!("wrote {}: use it with aide detect --colors", out.display());
             Ok(())
         }
+        Calibrate::Map {
+            image,
+            map,
+            camera_file,
+            out,
+        } => empty_map(&image, map, camera_file.as_deref(), &out),
         Calibrate::Camera { images, map, out } => camera(&images, map, &out),
     }
+}
+
+/// `aide calibrate map`: the empty table's map plane, written as the reference; pieces
+/// or a hand still in view are named, since they would become part of the map.
+fn empty_map(
+    image: &std::path::Path,
+    (w, h): (f64, f64),
+    camera_file: Option<&std::path::Path>,
+    out: &std::path::Path,
+) -> anyhow::Result<()> {
+    use aide::vision::detect::PX_PER_IN;
+    use aide::vision::{ColourModel, DetectOptions, detect, plane};
+
+    let frame = super::read_frame(image)?;
+    let intrinsics = camera_file.map(super::read_camera_file).transpose()?;
+    let calib = Calibration::from_image(&frame, w, h, intrinsics)
+        .with_context(|| format!("{}", image.display()))?;
+    let model = PieceModel::builtin("pub-battles")?;
+    let colours = ColourModel::builtin();
+    let none = |_: &str| None;
+    let seen = detect(
+        &frame,
+        &calib,
+        &DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &none,
+            reference: None,
+        },
+    );
+    plane::map_plane_view(&frame, &calib, PX_PER_IN)
+        .save(out)
+        .with_context(|| format!("writing {}", out.display()))?;
+    if seen.disturbance > 0.01 {
+        eprintln!(
+            "warning: {:.0}% of the map is covered by something skin-coloured (a hand?): take the photo again with the table clear",
+            100.0 * seen.disturbance
+        );
+    }
+    if !seen.pieces.is_empty() {
+        let at: Vec<String> = seen
+            .pieces
+            .iter()
+            .take(5)
+            .map(|p| format!("{} {} at ({:.1}, {:.1})", p.color, p.kind, p.x_in, p.y_in))
+            .collect();
+        let more = seen.pieces.len().saturating_sub(at.len());
+        eprintln!(
+            "note: without a reference the detector reads {} piece(s) on this map: {}{}. If a piece was left there, take it off and photograph the map again; if it is the map's own print, this reference is what will tell it from a piece.",
+            seen.pieces.len(),
+            at.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    println!(
+        "wrote {}: the empty {w}x{h} in map at {PX_PER_IN} px an inch; use it with aide detect --reference or aide serve --reference",
+        out.display()
+    );
+    Ok(())
 }
 
 #[cfg(not(feature = "opencv"))]

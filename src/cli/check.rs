@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use aide::rules::{Measures, PieceReport, TableReport, for_scenario};
+use aide::rules::{Measures, PieceReport, TableReport, for_scenario, hundredths};
 use aide::scenario::{Scenario, load_state};
 use anyhow::Context;
 
@@ -186,13 +186,13 @@ fn piece_paragraph(scenario: &Scenario, p: &PieceReport) -> String {
     match (p.in_command, p.command_margin_in, &p.commanded_by) {
         _ if p.nbc.is_some() => {}
         (Some(true), Some(m), Some(hq)) => {
-            let _ = writeln!(s, "  {what}: in range of {hq} by {m:.2} in");
+            let _ = writeln!(s, "  {what}: in range of {hq} by {:.2} in", hundredths(m));
         }
         (Some(false), Some(m), Some(hq)) => {
             let _ = writeln!(
                 s,
                 "  {what}: OUT of range, {:.2} in beyond {hq}'s range",
-                -m
+                hundredths(-m)
             );
         }
         (Some(_), _, _) => {
@@ -252,9 +252,9 @@ fn nbc_lines(s: &mut String, n: &aide::rules::nbc::NbcPieceReport) {
                     c.formation,
                     c.radius_cm,
                     if m >= 0.0 {
-                        format!("{m:.1} cm to spare")
+                        format!("{:.2} cm to spare", hundredths(m))
                     } else {
-                        format!("{:.1} cm too far", -m)
+                        format!("{:.2} cm too far", hundredths(-m))
                     }
                 );
             }

@@ -25,6 +25,11 @@ pub struct Args {
     /// Scenario whose sides' home edges give unmarked blocks their facing.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
+    /// The empty map: a map-plane photo of the empty table made by `aide calibrate map`,
+    /// or the map's image (SVG, PNG or JPEG, registered to the map). Ink it explains is
+    /// not taken for paint.
+    #[arg(long, value_name = "FILE")]
+    pub reference: Option<PathBuf>,
     /// Write the map as the detector sees it (the frame resampled onto the map plane,
     /// 20 px an inch) with each piece's footprint drawn on it: magenta, the front edge
     /// yellow when read from the facing strip, green when inferred.
@@ -56,6 +61,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => PieceModel::builtin("pub-battles")?,
     };
     let (w, h) = args.map;
+    let reference = args
+        .reference
+        .as_deref()
+        .map(|path| vision::MapReference::from_file(path, w, h))
+        .transpose()?;
     let calib = Calibration::from_image(&image, w, h, intrinsics)
         .with_context(|| format!("{}", args.image.display()))?;
     // Four tags fit any quadrilateral, but only a map of the size given fits them as
@@ -80,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             colours: &colours,
             model: &model,
             facing_away: &facing_away,
+            reference: reference.as_ref(),
         },
     );
     if let Some(path) = &args.overlay {

@@ -5,9 +5,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use aide::capture::video::{Pace, VideoFile};
+use aide::capture::{CaptureError, FrameSource};
 use aide::journal::{self, Journal, Phase, Recorder};
+use aide::live;
 use aide::scenario::{Scenario, TableError, load_state};
 use aide::table::{Pose, TableState};
+use aide::track::{Tracker, TrackerConfig};
+use aide::vision::{ColourModel, TableObserver};
 use anyhow::{Context, anyhow, bail};
 
 /// The turn log of a game: who moved where, how far, and what it broke.
@@ -73,8 +78,19 @@ pub struct RecordArgs {
     #[arg(long)]
     pub combat: bool,
     /// State files in the order they were seen ({"pieces":[...]}, as `aide check` reads).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "video", conflicts_with = "video")]
     pub states: Vec<PathBuf>,
+    /// A recorded game instead: an H.264 .mp4 file, every picture read by the detector
+    /// and the tracker, each stable view recorded as it settles.
+    #[arg(long)]
+    pub video: Option<PathBuf>,
+    /// The table when the video starts (a state file); without it the first stable view
+    /// is the scenario's setup, its pieces named by their setup positions.
+    #[arg(long, requires = "video")]
+    pub start: Option<PathBuf>,
+    /// The video camera's lens (as `aide serve --camera-file`).
+    #[arg(long, requires = "video")]
+    pub camera_file: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -163,6 +179,9 @@ fn find_journal(db: &Path) -> anyhow::Result<PathBuf> {
 }
 
 fn record(args: RecordArgs) -> anyhow::Result<()> {
+    if let Some(video) = &args.video {
+        return record_video(&args, video);
+    }
     let scenario = Scenario::load(&args.scenario)?;
     // Every file is read and put on the table before the journal is touched: bad input
     // is reported naming its file, and nothing is written.
@@ -181,35 +200,12 @@ fn record(args: RecordArgs) -> anyhow::Result<()> {
     {
         bail!("--activate {command}: no such command in {}", scenario.name);
     }
-    let db = match args.db {
-        Some(db) => db,
-        None => {
-            let game = args
-                .scenario
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "game".into());
-            journal::default_path(&game)?
-        }
-    };
+    let db = journal_path(&args)?;
     let mut recorder = Recorder::open(&db, Arc::new(scenario))?;
     // One transaction for the whole call: a failure (or a kill) halfway leaves the
     // journal as it was before.
     let lines = recorder.atomically(|r| -> anyhow::Result<Vec<String>> {
-        let now = journal::now_ms();
-        if let Some(turn) = args.turn {
-            r.journal().begin_turn(turn, args.night, now)?;
-        }
-        if let Some(command) = &args.activate {
-            r.journal().begin_phase(
-                &Phase::Activation {
-                    command: command.clone(),
-                },
-                now,
-            )?;
-        } else if args.combat {
-            r.journal().begin_phase(&Phase::Combat, now)?;
-        }
+        begin(&args, r)?;
         let mut lines = Vec::new();
         for (path, table) in &tables {
             let line = match r.observe(table, journal::now_ms())? {
@@ -230,6 +226,111 @@ fn record(args: RecordArgs) -> anyhow::Result<()> {
         println!("{line}");
     }
     println!("journal: {}", db.display());
+    Ok(())
+}
+
+/// The journal `record` writes: --db, or GAME.db in the user's data directory.
+fn journal_path(args: &RecordArgs) -> anyhow::Result<PathBuf> {
+    match &args.db {
+        Some(db) => Ok(db.clone()),
+        None => {
+            let game = args
+                .scenario
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "game".into());
+            Ok(journal::default_path(&game)?)
+        }
+    }
+}
+
+/// The turn and phase `record` was asked to begin.
+fn begin(args: &RecordArgs, r: &mut Recorder) -> anyhow::Result<()> {
+    let now = journal::now_ms();
+    if let Some(turn) = args.turn {
+        r.journal().begin_turn(turn, args.night, now)?;
+    }
+    if let Some(command) = &args.activate {
+        r.journal().begin_phase(
+            &Phase::Activation {
+                command: command.clone(),
+            },
+            now,
+        )?;
+    } else if args.combat {
+        r.journal().begin_phase(&Phase::Combat, now)?;
+    }
+    Ok(())
+}
+
+/// `record --video`: every picture of a recorded game through the detector and the
+/// tracker, each stable view committed as it settles (a video cut short keeps what
+/// was committed before).
+fn record_video(args: &RecordArgs, video: &Path) -> anyhow::Result<()> {
+    let scenario = Scenario::load(&args.scenario)?;
+    if let Some(command) = &args.activate
+        && scenario.command(command).is_none()
+    {
+        bail!("--activate {command}: no such command in {}", scenario.name);
+    }
+    let start = match &args.start {
+        Some(path) => Some(load_state(&scenario, path).map_err(|e| match e {
+            TableError::Parse { .. } | TableError::Io { .. } => anyhow!("{e}"),
+            e => anyhow!("{}: {e}", path.display()),
+        })?),
+        None => None,
+    };
+    let intrinsics = args
+        .camera_file
+        .as_deref()
+        .map(super::read_camera_file)
+        .transpose()?;
+    let mut source = VideoFile::open(video, Pace::Detector)?;
+    eprintln!("reading {}", source.describe());
+    let shared = Arc::new(scenario.clone());
+    let mut observer = TableObserver::new(&scenario, intrinsics, ColourModel::builtin());
+    let config = TrackerConfig::default();
+    let mut tracker = match &start {
+        Some(table) => Tracker::resume(shared.clone(), config, table.clone()),
+        None => Tracker::new(shared.clone(), config),
+    };
+    let db = journal_path(args)?;
+    let mut recorder = Recorder::open(&db, shared)?;
+    recorder.atomically(|r| begin(args, r))?;
+    if let Some(table) = &start {
+        recorder.observe(table, journal::now_ms())?;
+    }
+    let (mut pictures, mut unreadable) = (0u64, 0u64);
+    loop {
+        let frame = match source.next_frame() {
+            Ok(frame) => frame,
+            Err(CaptureError::Lost(why)) => {
+                eprintln!("skipped: {why}");
+                continue;
+            }
+            Err(CaptureError::Unavailable(_)) => break,
+        };
+        pictures += 1;
+        let observation = live::observe(&mut observer, &frame).unwrap_or_else(|seen| {
+            unreadable += 1;
+            seen
+        });
+        if let Some(table) = tracker.push(&observation)
+            && let Some(rec) = recorder.observe(&table, observation.ts_ms)?
+        {
+            let at_s = (frame.ts_ms - source.started_ms()) as f64 / 1000.0;
+            println!(
+                "#{} at {at_s:.1} s: {} event{}",
+                rec.seq,
+                rec.events.len(),
+                if rec.events.len() == 1 { "" } else { "s" }
+            );
+        }
+    }
+    println!(
+        "{pictures} pictures read, {unreadable} without the corner cards in view; journal: {}",
+        db.display()
+    );
     Ok(())
 }
 

@@ -1,8 +1,11 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`.
 
+pub mod bench_stream;
 pub mod bench_track;
 pub mod bench_vision;
 pub mod calibrate;
+pub mod camera_check;
+pub mod cameras;
 pub mod check;
 pub mod detect;
 pub mod log;
@@ -24,6 +27,65 @@ pub fn parse_map(text: &str) -> Result<(f64, f64), String> {
             .ok_or_else(|| format!("{text:?}: {s:?} is not a positive number of inches"))
     };
     Ok((number(w)?, number(h)?))
+}
+
+/// The printed map a rendered table lies on (`--map` of `render` and `bench vision`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrintedMap {
+    /// A busy map painted per seed, of this size in inches (`procedural`, or `WxH`).
+    Procedural(f64, f64),
+    /// The built-in demo's map, the one its page draws (`demo`).
+    Demo,
+    /// An SVG map drawn at its printed size (`width="36in"`).
+    File(std::path::PathBuf),
+}
+
+impl PrintedMap {
+    /// The map's size in inches and, for a printed image, its texture (a procedural map
+    /// is painted per frame, from the frame's seed).
+    pub fn load(&self) -> anyhow::Result<(f64, f64, Option<aide::sim::MapTexture>)> {
+        use aide::sim::MapTexture;
+        match self {
+            Self::Procedural(w, h) => Ok((*w, *h, None)),
+            Self::Demo => {
+                let scenario = aide::web::demo::scenario()?;
+                let (w, h) = (scenario.map.width_in, scenario.map.height_in);
+                Ok((w, h, Some(aide::sim::scenario_map(&scenario, 0)?)))
+            }
+            Self::File(path) => {
+                let (map, w, h) = MapTexture::from_svg_at_its_size(path)?;
+                Ok((w, h, Some(map)))
+            }
+        }
+    }
+
+    /// A short name for reports.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Procedural(..) => "procedural".into(),
+            Self::Demo => "demo".into(),
+            Self::File(path) => path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into(),
+            ),
+        }
+    }
+}
+
+/// `procedural` (36x24), `WxH` (procedural at that size), `demo`, or an SVG file.
+pub fn parse_printed_map(text: &str) -> Result<PrintedMap, String> {
+    match text {
+        "procedural" => Ok(PrintedMap::Procedural(36.0, 24.0)),
+        "demo" => Ok(PrintedMap::Demo),
+        _ if text.to_ascii_lowercase().ends_with(".svg") => {
+            Ok(PrintedMap::File(std::path::PathBuf::from(text)))
+        }
+        _ => parse_map(text)
+            .map(|(w, h)| PrintedMap::Procedural(w, h))
+            .map_err(|_| {
+                format!("{text:?}: name a map: procedural, WxH in inches (a procedural map of that size), demo, or an SVG file")
+            }),
+    }
 }
 
 /// A camera frame or photo from a file. A file that is there but is no image says so in

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use aide::model::PieceModel;
 use aide::sim::{self, Hand};
 use anyhow::Context;
 
@@ -10,9 +11,10 @@ pub struct Args {
     /// The table and camera are drawn from this seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Map size in inches, WxH.
-    #[arg(long, default_value = "36x24", value_parser = super::parse_map)]
-    pub map: (f64, f64),
+    /// The printed map: `procedural` (36x24), `WxH` (a procedural map of that size in
+    /// inches), `demo` (the built-in demo's map), or an SVG file drawn at its printed size.
+    #[arg(long, default_value = "36x24", value_parser = super::parse_printed_map)]
+    pub map: super::PrintedMap,
     #[arg(long, default_value_t = 1920)]
     pub width: u32,
     #[arg(long, default_value_t = 1080)]
@@ -23,18 +25,24 @@ pub struct Args {
     /// Blocks of a side touching: lines end to end and columns, as in play.
     #[arg(long)]
     pub touching: bool,
+    /// No pieces: the empty table, as `aide calibrate map` wants it photographed.
+    #[arg(long, conflicts_with_all = ["touching", "hand"])]
+    pub empty: bool,
     /// Folder to write frame.png, truth.json, camera.json and scene.json into.
     #[arg(long)]
     pub out: PathBuf,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (w, h) = args.map;
+    let (w, h, printed) = args.map.load()?;
     let mut scene = if args.touching {
         sim::touching_scene(args.seed, w, h, args.width, args.height)
     } else {
         sim::random_scene(args.seed, w, h, args.width, args.height)
     };
+    if args.empty {
+        scene.pieces.clear();
+    }
     if args.hand {
         scene.hand = Some(Hand {
             from: [w * 0.55, h + 6.0],
@@ -42,7 +50,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             height_in: 4.0,
         });
     }
-    let image = sim::render(&scene);
+    let image = match &printed {
+        Some(map) => sim::render_on(&scene, &PieceModel::builtin("pub-battles")?, map),
+        None => sim::render(&scene),
+    };
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let png = args.out.join("frame.png");

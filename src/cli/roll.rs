@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use aide::dice::combat::{Combat, Engagement, FirePlan, bombard, daylight};
 use aide::dice::{Notation, RollId, Roller};
-use aide::rules::RuleSet as _;
 use aide::rules::pub_battles::{PubBattles, combat, in_field_of_fire};
 use aide::rules::{nbc, ohw_hex};
 use aide::scenario::{RulesId, Scenario, load_state};
@@ -257,56 +256,25 @@ fn roll_ohw_shot(
     roller: &mut Roller,
     json: bool,
 ) -> anyhow::Result<()> {
-    let report = ohw_hex::OhwHex.check_table(scenario, table);
-    let (shooter, target) = (&pair[0], &pair[1]);
-    let hex = report
-        .pieces
-        .iter()
-        .find(|p| &p.id == shooter)
-        .and_then(|p| p.hex.as_ref())
-        .with_context(|| format!("unit {shooter:?} is not on the table"))?;
-    let shot = hex
-        .shots
-        .iter()
-        .find(|s| &s.target == target)
-        .with_context(|| format!("{target} is not within {shooter}'s range"))?;
-    if !shot.allowed {
-        bail!("{shooter} may not shoot {target}: {}", shot.reason);
-    }
-    let facts = ohw_hex::dice::ShotFacts {
-        shooter: hex
-            .arm
-            .context("only infantry, cavalry and artillery shoot")?,
-        range_hex: shot.range_hex,
-        target_in_cover: shot.target_cover.is_some(),
-        smoke: false,
-    };
-    let id = roller.id();
-    let result = ohw_hex::dice::shoot(roller, &facts);
+    let shot = ohw_hex::dice::shoot_on_table(scenario, table, &pair[0], &pair[1], roller)?;
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"roll_id": id, "facts": facts, "result": result})
-            )?
-        );
+        println!("{}", serde_json::to_string_pretty(&shot)?);
     } else {
         println!(
-            "{shooter} shoots {target} at {} hex: D3 rolled {}",
-            shot.range_hex, result.die
+            "{} shoots {} at {} hex: D3 rolled {}",
+            shot.shooter, shot.target, shot.facts.range_hex, shot.result.die
         );
-        for (v, why) in &result.modifiers {
+        for (v, why) in &shot.result.modifiers {
             println!("  {v:+}  {why}");
         }
-        println!("  hits: {}", result.hits);
-        println!("replay: --seed {id}");
+        println!("  hits: {}", shot.result.hits);
+        println!("replay: --seed {}", shot.roll_id);
     }
     Ok(())
 }
 
-/// NBC: GUN fires at TARGET (`--bombard` or `--combat`), if the table allows it. The
-/// battery is taken as Fresh and un-disordered and the target without skirmishers: the
-/// table does not show those markers.
+/// NBC: GUN fires at TARGET (`--bombard` or `--combat`), if the table allows it
+/// ([`nbc::dice::fire_on_table`]).
 fn roll_nbc_fire(
     scenario: &Scenario,
     table: &TableState,
@@ -314,60 +282,19 @@ fn roll_nbc_fire(
     roller: &mut Roller,
     json: bool,
 ) -> anyhow::Result<()> {
-    let report = nbc::Nbc.check_table(scenario, table);
-    let (gun, target) = (&pair[0], &pair[1]);
-    let shot = report
-        .pieces
-        .iter()
-        .find(|p| &p.id == gun)
-        .and_then(|p| p.nbc.as_ref())
-        .and_then(|n| n.artillery.iter().find(|t| &t.target == target))
-        .with_context(|| format!("{target} is not within Long range of battery {gun:?}"))?;
-    if !shot.allowed {
-        bail!("{gun} may not fire at {target}: {}", shot.reason);
-    }
-    let unit = scenario.unit(gun).context("the gun is a scenario unit")?;
-    let target_piece = table.piece(target).context("the target is on the table")?;
-    let gun_piece = table.piece(gun).context("the gun is on the table")?;
-    let mut reroll_because = Vec::new();
-    if matches!(shot.into, nbc::Aspect::LeftFlank | nbc::Aspect::RightFlank) {
-        reroll_because.push("firing into the target's flank".to_owned());
-    }
-    if let Some(cav) = table.pieces.iter().find(|p| {
-        p.side == gun_piece.side
-            && matches!(
-                p.kind,
-                aide::table::UnitKind::Cavalry | aide::table::UnitKind::Dragoons
-            )
-            && aide::geom::edge_distance(&p.footprint.polygon(), &target_piece.footprint.polygon())
-                * aide::model::CM_PER_IN
-                <= 5.0
-    }) {
-        reroll_because.push(format!("target within 5 cm of {} (cavalry)", cav.id));
-    }
-    let fire = nbc::dice::ArtilleryFire {
-        weight: unit.weight.context("NBC batteries have a weight")?,
-        distance_cm: shot.distance_cm,
-        q: unit.q.unwrap_or(3),
-        different_level: shot.different_level,
-        target_skirmishers: false,
-        disordered: false,
-        fatigue: nbc::dice::Fatigue::Fresh,
-        reroll_because,
-    };
-    let id = roller.id();
-    let result = nbc::dice::fire(roller, &fire)?;
+    let shot = nbc::dice::fire_on_table(scenario, table, &pair[0], &pair[1], roller)?;
+    let (fire, result) = (&shot.fire, &shot.result);
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"roll_id": id, "fire": fire, "result": result})
-            )?
-        );
+        println!("{}", serde_json::to_string_pretty(&shot)?);
     } else {
         println!(
-            "{gun} fires at {target}, {:.1} cm ({:?}): {} dice, hits on {}+",
-            shot.distance_cm, result.plan.band, result.plan.dice, result.plan.hit_on
+            "{} fires at {}, {:.1} cm ({:?}): {} dice, hits on {}+",
+            shot.gun,
+            shot.target,
+            fire.distance_cm,
+            result.plan.band,
+            result.plan.dice,
+            result.plan.hit_on
         );
         for (v, why) in &result.plan.adjustments {
             println!("  {v:+} dice  {why}");
@@ -381,7 +308,7 @@ fn roll_nbc_fire(
             );
         }
         println!("  hits: {}", result.hits);
-        println!("replay: --seed {id}");
+        println!("replay: --seed {}", shot.roll_id);
     }
     Ok(())
 }

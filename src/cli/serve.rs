@@ -4,21 +4,22 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 
-use aide::capture::FrameSource;
 use aide::capture::replay::ReplayFolder;
+use aide::capture::video::Pace;
+use aide::capture::{CameraOptions, CameraSpec, FrameSource, WebcamMode};
 use aide::journal::Recorder;
 use aide::live::{CameraFeed, Namer, Opener};
 use aide::scenario::{Scenario, load_state};
 use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
 use aide::track::{Tracker, TrackerConfig};
-use aide::vision::{ColourModel, Intrinsics, TableObserver};
-use aide::web::{self, AppState, Setup, demo, feed, qr};
+use aide::vision::{ColourModel, Intrinsics, MapReference, TableObserver};
+use aide::web::{self, AppState, Seating, Setup, demo, feed, qr};
 use anyhow::Context;
 
 /// Serve the table to phones on the LAN: the built-in demo by default (a synthetic camera
 /// over a short scripted game, read by the detector and the tracker), a scenario watched
-/// through a webcam or a folder of frames, or a scenario and a state file.
+/// through a webcam, a network camera or a folder of frames, or a scenario and a state file.
 #[derive(clap::Args)]
 pub struct Args {
     /// Scenario file (TOML); without it the built-in demo plays a short game.
@@ -33,21 +34,29 @@ pub struct Args {
     /// Frames per second to read --frames at.
     #[arg(long, default_value_t = 5.0)]
     pub fps: f64,
-    /// Watch webcam N (cargo feature `camera`) through the detector.
-    #[cfg(feature = "camera")]
+    /// Watch a camera through the detector: webcam N (cargo feature `camera`), a phone
+    /// or IP camera's MJPEG stream (http://PHONE:8080/video), or a recorded game (an
+    /// H.264 .mp4 file).
     #[arg(long, requires = "scenario", conflicts_with = "frames")]
-    pub camera: Option<u32>,
+    pub camera: Option<CameraSpec>,
     /// The webcam's resolution, WxH in pixels (the nearest it offers).
-    #[cfg(feature = "camera")]
     #[arg(long, default_value = "1920x1080", value_parser = parse_size)]
     pub camera_size: (u32, u32),
     /// The webcam's frame rate (the nearest it offers).
-    #[cfg(feature = "camera")]
     #[arg(long, default_value_t = 30)]
     pub camera_fps: u32,
+    /// A video file's pace: as it was filmed, or every picture as fast as the detector
+    /// reads them.
+    #[arg(long, value_enum, default_value_t = Pace::Recorded)]
+    pub video_pace: Pace,
     /// The camera's lens: {"fx","fy","cx","cy","dist":[k1,k2,p1,p2,k3]} (OpenCV's convention).
     #[arg(long)]
     pub camera_file: Option<PathBuf>,
+    /// The empty map, so its ink (a blue river, red roofs) is not taken for pieces:
+    /// `map` for the scenario's own map image, or a photo of the empty table made with
+    /// `aide calibrate map`. The demo uses its map image unless told `none`.
+    #[arg(long, value_name = "map|FILE|none")]
+    pub reference: Option<String>,
     /// The demo's table from frames of a synthetic camera read by the detector
     /// (`rendered`: the whole pipeline), or straight from its scripted states (`states`).
     #[arg(long, value_enum, default_value_t = DemoSource::Rendered)]
@@ -62,12 +71,35 @@ pub struct Args {
     /// the first state (either demo source).
     #[arg(long, default_value_t = 0.5)]
     pub replay_rate: f64,
+    /// No seats: every phone sees everything and may act for every side (solo play).
+    /// The built-in demo is an open table unless `--seats` is given.
+    #[arg(long, conflicts_with = "seats")]
+    pub open_table: bool,
+    /// Seat the built-in demo's phones as a real game is seated (a scenario always is,
+    /// unless `--open-table`).
+    #[arg(long)]
+    pub seats: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DemoSource {
     Rendered,
     States,
+}
+
+/// The empty map named by `--reference`: `map`, the scenario's map image; else a file.
+fn empty_map(scenario: &Scenario, reference: &str) -> anyhow::Result<MapReference> {
+    let (w, h) = (scenario.map.width_in, scenario.map.height_in);
+    let path = match reference {
+        "map" => scenario.map_image_path().with_context(|| {
+            format!(
+                "--reference map: the scenario {} names no map image ([map] image)",
+                scenario.name
+            )
+        })?,
+        file => PathBuf::from(file),
+    };
+    Ok(MapReference::from_file(&path, w, h)?)
 }
 
 /// Where the served table comes from.
@@ -120,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 (Some(source), _) => source,
                 (None, Some(table)) => Source::States(vec![table]),
                 (None, None) => anyhow::bail!(
-                    "--scenario needs a table: --state FILE, --frames DIR or --camera N"
+                    "--scenario needs a table: --state FILE, --frames DIR or --camera N|URL"
                 ),
             };
             (scenario, source, map_svg, terrain)
@@ -142,12 +174,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     };
                     let camera_scenario = scenario.clone();
                     let fps = args.fps;
+                    // The camera films the demo's printed map, the one the page draws.
+                    let map = sim::scenario_map(&scenario, base.seed)
+                        .context("the built-in demo's map image")?;
                     Source::Frames {
                         open: Box::new(move || {
-                            Ok(
-                                Box::new(ScriptedCamera::new(camera_scenario, tables, base, fps))
-                                    as Box<dyn FrameSource>,
-                            )
+                            Ok(Box::new(ScriptedCamera::new(
+                                camera_scenario,
+                                tables,
+                                base,
+                                map,
+                                fps,
+                            )) as Box<dyn FrameSource>)
                         }),
                         intrinsics: Some(lens),
                         start: Some(start),
@@ -200,7 +238,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             publisher: publisher.clone(),
         }) as Arc<dyn feed::Identify>
     });
-    let state = AppState::new(
+    // A game hides each side's pieces from the other; the demo is a show for one person
+    // at a laptop, open unless asked.
+    let seating = if args.open_table || (args.scenario.is_none() && !args.seats) {
+        Seating::Open
+    } else {
+        Seating::Seated
+    };
+    let state = AppState::with_seating(
         Setup {
             scenario,
             map_svg,
@@ -209,6 +254,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             identify: namer,
             url: url.clone(),
         },
+        seating,
         rx,
     )?;
     match source {
@@ -225,7 +271,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Source::Frames {
             open, intrinsics, ..
         } => {
-            let observer = TableObserver::new(&feed_scenario, intrinsics, ColourModel::builtin());
+            let mut observer =
+                TableObserver::new(&feed_scenario, intrinsics, ColourModel::builtin());
+            let reference = match args.reference.as_deref() {
+                None if args.scenario.is_none() => Some("map"),
+                chosen => chosen.filter(|r| *r != "none"),
+            };
+            if let Some(reference) = reference {
+                observer = observer.with_reference(empty_map(&feed_scenario, reference)?);
+            }
             let tracker = tracker.expect("made for every watched source");
             let (opened_tx, opened_rx) = mpsc::channel();
             feed::spawn(
@@ -234,6 +288,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     observer: Box::new(observer),
                     tracker,
                     opened: opened_tx,
+                    ages: Arc::default(),
                 }),
                 publisher,
             )
@@ -245,7 +300,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
 
-    println!("{}", qr::terminal(&url));
+    match seating {
+        Seating::Open => {
+            println!("{}", qr::terminal(&url));
+            println!("an open table: every phone sees everything (no seats)");
+        }
+        Seating::Seated => {
+            // One code per seat: a phone joins a seat by scanning its code.
+            for (_, label, seat_url) in web::seat_urls(&state) {
+                println!("{label}: {seat_url}");
+                println!("{}", qr::terminal(&seat_url));
+            }
+        }
+    }
     println!("aide-de-camp serving {} on {url}", state.scenario.name);
     println!("listening on {bound}");
     runtime.block_on(async move {
@@ -256,7 +323,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
 }
 
-/// A watched source from the arguments: a folder of frames or a webcam.
+/// A watched source from the arguments: a folder of frames or a camera.
 fn watched(
     args: &Args,
     intrinsics: Option<Intrinsics>,
@@ -276,17 +343,18 @@ fn watched(
             start,
         }));
     }
-    #[cfg(feature = "camera")]
-    if let Some(device) = args.camera {
-        use aide::capture::camera::{Webcam, WebcamSettings};
-        let settings = WebcamSettings {
-            device,
-            width: args.camera_size.0,
-            height: args.camera_size.1,
-            fps: args.camera_fps,
+    if let Some(camera) = &args.camera {
+        let camera = camera.clone();
+        let options = CameraOptions {
+            webcam: WebcamMode {
+                width: args.camera_size.0,
+                height: args.camera_size.1,
+                fps: args.camera_fps,
+            },
+            pace: args.video_pace,
         };
         return Ok(Some(Source::Frames {
-            open: Box::new(move || Ok(Box::new(Webcam::open(settings)?) as Box<dyn FrameSource>)),
+            open: Box::new(move || camera.open(options)),
             intrinsics,
             start,
         }));
@@ -295,8 +363,7 @@ fn watched(
 }
 
 /// `1920x1080` -> (1920, 1080).
-#[cfg(feature = "camera")]
-fn parse_size(text: &str) -> Result<(u32, u32), String> {
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let bad = || format!("{text:?}: write the resolution as WxH in pixels, e.g. 1920x1080");
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
     Ok((

@@ -413,9 +413,16 @@ impl ChitCup {
     /// Corps number hidden so the enemy cannot be sure who has moved and who is left": the
     /// owner sees the command, the opponent only the colour.
     pub fn view(&self, viewer_side: &str) -> CupView {
+        self.view_for(|chit| chit.side == viewer_side)
+    }
+
+    /// The cup as a viewer sees it who reads the command of the chits `reads` accepts
+    /// and only the colour of the others: everything for the umpire, colours only for a
+    /// spectator.
+    pub fn view_for(&self, reads: impl Fn(&Chit) -> bool) -> CupView {
         let seen = |chit: &Chit| SeenChit {
             side: chit.side.clone(),
-            command: (chit.side == viewer_side).then(|| chit.command.clone()),
+            command: reads(chit).then(|| chit.command.clone()),
         };
         CupView {
             turn: self.turn,

@@ -79,7 +79,7 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
                     "NOT LEGAL"
                 },
                 m.verdict.allowance_in,
-                m.verdict.margin_in
+                crate::rules::hundredths(m.verdict.margin_in)
             );
             for p in &m.verdict.problems {
                 let _ = writeln!(s, "      problem: {p}");

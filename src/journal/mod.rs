@@ -546,6 +546,60 @@ impl Journal {
         self.sql(r)
     }
 
+    /// The game's secrets by name (seat tokens, the draw key), as [`Journal::add_secrets`]
+    /// stored them; empty for a game that has none yet.
+    pub fn secrets(&self) -> Result<Vec<(String, String)>, JournalError> {
+        let rows = (|| {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT name, value FROM secrets ORDER BY name")?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })();
+        self.sql(rows)
+    }
+
+    /// Store secrets once, in one transaction; a name already stored keeps its value (a
+    /// second server on the same journal must not change the seats under the first).
+    pub fn add_secrets(&mut self, secrets: &[(String, String)]) -> Result<(), JournalError> {
+        let r = (|| {
+            let tx = self.conn.savepoint()?;
+            for (name, value) in secrets {
+                tx.execute(
+                    "INSERT OR IGNORE INTO secrets (name, value) VALUES (?1, ?2)",
+                    params![name, value],
+                )?;
+            }
+            tx.commit()
+        })();
+        self.sql(r)
+    }
+
+    /// The chit cup as last stored, if the game has one.
+    pub fn cup<T: for<'de> Deserialize<'de>>(&self) -> Result<Option<T>, JournalError> {
+        let row = self
+            .conn
+            .query_row("SELECT state FROM cup WHERE id = 1", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional();
+        match self.sql(row)? {
+            Some(text) => self.parse(|| "the chit cup".into(), &text).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Store the chit cup as it stands now, replacing the last one.
+    pub fn store_cup(&mut self, cup: &impl Serialize, ts_ms: Millis) -> Result<(), JournalError> {
+        let state = self.json("the chit cup", cup)?;
+        let r = self.conn.execute(
+            "INSERT INTO cup (id, ts_ms, state) VALUES (1, ?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET ts_ms = excluded.ts_ms, state = excluded.state",
+            params![ts_ms, state],
+        );
+        self.sql(r).map(|_| ())
+    }
+
     /// Store a dice roll: `value` is whatever the dice module returns, kept as JSON.
     pub fn record_roll(
         &mut self,

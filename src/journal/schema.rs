@@ -7,7 +7,7 @@ use rusqlite::Connection;
 /// `index` to `index + 1`; a new version appends one entry and never edits an old one.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
-const MIGRATIONS: [&str; 1] = [V1];
+const MIGRATIONS: [&str; 2] = [V1, V2];
 
 /// Version 1: the game, its turns and phases, every stable state, the events between
 /// them, and every roll and chit draw. JSON columns are checked with `json_valid` so a
@@ -58,6 +58,21 @@ CREATE TABLE draws (
     category  TEXT NOT NULL CHECK (category IN ('roll', 'chit')),
     kind      TEXT NOT NULL,
     value     TEXT NOT NULL CHECK (json_valid(value))
+);
+";
+
+/// Version 2: the game's secrets (each seat's token, the key that hides chit draws) and
+/// the chit cup as it stands, so that a restart after a crash keeps the seats and
+/// resumes the turn as it was. The cup is one row, rewritten on every change.
+const V2: &str = "
+CREATE TABLE secrets (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE cup (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    ts_ms INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (json_valid(state))
 );
 ";
 

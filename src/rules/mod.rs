@@ -13,6 +13,27 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::{RulesId, Scenario};
 use crate::table::{Piece, Pose, Status, TableState};
 
+/// Why a roll on the table (a shot, a battery's fire) was not thrown.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TableRollError {
+    #[error("unit {0:?} is not on the table")]
+    NotOnTable(String),
+    /// The rules refuse it; the reason names the rule and the numbers.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// A margin as every report shows it (`aide check`, `aide log`, the page): hundredths,
+/// halves away from zero, taken on the magnitude so that -0.125 and 0.125 both read
+/// 0.13. Formatting with `{:.2}` alone rounds the binary value half to even ("0.12")
+/// while the page's `toFixed(2)` gave "0.13" for the same table; web/app.js
+/// `hundredths` computes the same `round(|x| * 100) / 100`, and IEEE arithmetic makes
+/// the two agree digit for digit.
+pub fn hundredths(x: f64) -> f64 {
+    // `+ 0.0` turns a negative zero into zero: "-0.00" is no margin a person reads.
+    x.signum() * (x.abs() * 100.0).round() / 100.0 + 0.0
+}
+
 /// The questions every rule system answers.
 pub trait RuleSet: Send + Sync {
     /// The rules id as written in scenarios, e.g. "pub-battles-3.2".
@@ -205,4 +226,23 @@ pub struct MoveVerdict {
     pub problems: Vec<String>,
     /// Rules the end position breaks unless the move is an attack (e.g. ending in a FoF).
     pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hundredths;
+
+    /// The demo's Carvell Militia is 0.125 in inside its HQ's range and its neighbour
+    /// 0.125 in outside: `{:.2}` alone printed 0.12 where the page printed 0.13.
+    #[test]
+    fn margins_round_half_away_from_zero() {
+        let shown = |x: f64| format!("{:.2}", hundredths(x));
+        assert_eq!(shown(0.125), "0.13");
+        assert_eq!(shown(-0.125), "-0.13");
+        assert_eq!(shown(-(-0.125)), "0.13");
+        assert_eq!(shown(2.675), "2.68"); // 2.67499999… in binary, but x 100 rounds to 267.5
+        assert_eq!(shown(-0.004), "0.00");
+        assert_eq!(shown(1.005), "1.00"); // 1.00499999… in binary
+        assert_eq!(shown(0.375), "0.38");
+    }
 }

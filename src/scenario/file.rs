@@ -306,7 +306,7 @@ impl Default for RawMeasures {
 struct RawSide {
     id: Spanned<String>,
     name: String,
-    colour: String,
+    colour: Spanned<String>,
     home_edge: HomeEdge,
 }
 
@@ -416,6 +416,18 @@ impl RawScenario {
                     s.id.span(),
                     "sides.id",
                     format!("side {:?} is defined twice", s.id.get_ref()),
+                ));
+            }
+        }
+        for s in &self.sides {
+            if !is_hex_colour(s.colour.get_ref()) {
+                return Err(err(
+                    s.colour.span(),
+                    "sides.colour",
+                    format!(
+                        "{:?} is not a colour: write it in hex, #rgb or #rrggbb (with alpha #rgba or #rrggbbaa), e.g. \"#27508f\"",
+                        s.colour.get_ref()
+                    ),
                 ));
             }
         }
@@ -702,7 +714,7 @@ impl RawScenario {
                 .map(|s| Side {
                     id: s.id.into_inner(),
                     name: s.name,
-                    colour: s.colour,
+                    colour: s.colour.into_inner(),
                     home_edge: s.home_edge,
                 })
                 .collect(),
@@ -766,4 +778,13 @@ fn sorted(ids: &HashSet<&str>) -> Vec<String> {
     let mut v: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
     v.sort();
     v
+}
+
+/// A side's colour as the page draws it: `#` and 3, 4, 6 or 8 hex digits. Nothing else
+/// gets into the page, where the colour is written into markup: a "colour" such as
+/// `#27508f"><img src=y onerror=…>` would run as script when a piece is tapped.
+fn is_hex_colour(text: &str) -> bool {
+    text.strip_prefix('#').is_some_and(|hex| {
+        matches!(hex.len(), 3 | 4 | 6 | 8) && hex.chars().all(|c| c.is_ascii_hexdigit())
+    })
 }

@@ -1,8 +1,9 @@
 //! A synthetic table with its ground truth: the frames the detector is tested and
 //! measured on, and the demo's camera when there is no camera.
 //!
-//! Each frame is ray-cast: a perspective camera with lens distortion looks down on a busy
-//! printed map (woods, rivers, roads, hill contours, lettering), the four corner cards
+//! Each frame is ray-cast: a perspective camera with lens distortion looks down on a
+//! printed map (a scenario's map image, or a busy procedural one: woods, rivers, roads,
+//! hill contours, lettering), the four corner cards
 //! with their real tag36h11 codes, and the pieces as boxes: a lit top face with its
 //! off-white facing band, darker sides, soft shadows on the map. A hand and forearm can
 //! reach in over the table. Then the light falls off across the frame, a colour cast
@@ -14,7 +15,8 @@ mod source;
 pub mod tags;
 mod texture;
 
-pub use source::{ScriptedCamera, scene_from_table};
+pub use source::{ScriptedCamera, scenario_map, scene_from_table};
+pub use texture::{MapImageError, MapTexture};
 
 use image::{Rgb, RgbImage};
 use nalgebra::{Point3, Vector3};
@@ -531,10 +533,15 @@ pub fn render(scene: &Scene) -> RgbImage {
     render_with(scene, &model)
 }
 
-/// Render the scene with the piece sizes of `model`.
+/// Render the scene with the piece sizes of `model`, on the procedural map of its seed.
 pub fn render_with(scene: &Scene, model: &PieceModel) -> RgbImage {
+    let map = MapTexture::procedural(scene.map_w_in, scene.map_h_in, scene.seed);
+    render_on(scene, model, &map)
+}
+
+/// Render the scene with the piece sizes of `model`, on the printed map `map`.
+pub fn render_on(scene: &Scene, model: &PieceModel, map: &MapTexture) -> RgbImage {
     let camera = scene.pinhole();
-    let texture = texture::MapTexture::paint(scene.map_w_in, scene.map_h_in, scene.seed);
     let boxes: Vec<PieceBox> = scene
         .pieces
         .iter()
@@ -547,7 +554,7 @@ pub fn render_with(scene: &Scene, model: &PieceModel) -> RgbImage {
     for (px, py, pixel) in img.enumerate_pixels_mut() {
         let (u, v) = (f64::from(px) + 0.5, f64::from(py) + 0.5);
         let (o, d) = camera.ray(u, v);
-        let mut rgb = shade(scene, &boxes, &texture, o, d, u, v);
+        let mut rgb = shade(scene, &boxes, map, o, d, u, v);
         // Light falls off toward the far corner; the cast tints every channel.
         let falloff = 1.0 - scene.light_falloff * (0.5 * (u / w + v / h));
         for (c, value) in rgb.iter_mut().enumerate() {
@@ -609,7 +616,7 @@ fn piece_box(model: &PieceModel, p: &TruePiece, camera: &PinholeCamera) -> Piece
 fn shade(
     scene: &Scene,
     boxes: &[PieceBox],
-    texture: &texture::MapTexture,
+    texture: &MapTexture,
     o: Point3<f64>,
     d: Vector3<f64>,
     u: f64,
@@ -684,7 +691,7 @@ fn in_hand(hand: &Hand, x: f64, y: f64) -> bool {
 }
 
 /// The map, the corner cards on it, and the table around it.
-fn map_colour(scene: &Scene, texture: &texture::MapTexture, x: f64, y: f64) -> [f64; 3] {
+fn map_colour(scene: &Scene, texture: &MapTexture, x: f64, y: f64) -> [f64; 3] {
     if x < 0.0 || y < 0.0 || x > scene.map_w_in || y > scene.map_h_in {
         return TABLE_RGB;
     }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use image::RgbImage;
 
-use super::{Hand, Scene, Shape, TruePiece, render_with};
+use super::{Hand, MapImageError, MapTexture, Scene, Shape, TruePiece, render_on};
 use crate::capture::{CaptureError, Frame, FrameSource, SourceKind};
 use crate::journal::now_ms;
 use crate::scenario::Scenario;
@@ -46,12 +46,23 @@ pub fn scene_from_table(scenario: &Scenario, table: &TableState, base: &Scene) -
     }
 }
 
+/// The printed map a scenario's table is filmed on: its `[map] image` when it names one,
+/// so the camera films the same map the page draws; else the procedural map of `seed`.
+pub fn scenario_map(scenario: &Scenario, seed: u64) -> Result<MapTexture, MapImageError> {
+    let (w, h) = (scenario.map.width_in, scenario.map.height_in);
+    match scenario.map_image_path() {
+        Some(path) => MapTexture::from_file(&path, w, h),
+        None => Ok(MapTexture::procedural(w, h, seed)),
+    }
+}
+
 /// Plays `tables` in a loop: each one still for `hold` frames, after a hand that reaches
 /// for the first piece that changed, shown for `reach` frames.
 pub struct ScriptedCamera {
     scenario: Scenario,
     tables: Vec<TableState>,
     base: Scene,
+    map: MapTexture,
     hold: u32,
     reach: u32,
     /// (table, with a hand): frames are rendered once and then replayed.
@@ -64,11 +75,20 @@ pub struct ScriptedCamera {
 }
 
 impl ScriptedCamera {
-    pub fn new(scenario: Scenario, tables: Vec<TableState>, base: Scene, fps: f64) -> Self {
+    /// Film `tables` of `scenario` on `map` (see [`scenario_map`]) with `base`'s camera
+    /// and light, at `fps` frames a second.
+    pub fn new(
+        scenario: Scenario,
+        tables: Vec<TableState>,
+        base: Scene,
+        map: MapTexture,
+        fps: f64,
+    ) -> Self {
         Self {
             scenario,
             tables,
             base,
+            map,
             hold: (fps * 3.0).round() as u32,
             reach: (fps * 1.0).round().max(1.0) as u32,
             cache: HashMap::new(),
@@ -112,7 +132,7 @@ impl ScriptedCamera {
         if with_hand {
             scene.hand = self.hand_for(table);
         }
-        let img = render_with(&scene, &self.scenario.model);
+        let img = render_on(&scene, &self.scenario.model, &self.map);
         self.cache.insert((table, with_hand), img.clone());
         img
     }

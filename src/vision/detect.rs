@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::calib::Calibration;
 use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
+use super::reference::MapReference;
 use crate::model::PieceModel;
 use crate::table::{Status, UnitKind};
 
@@ -83,6 +84,9 @@ pub struct DetectOptions<'a> {
     pub model: &'a PieceModel,
     /// The heading that faces away from each side's home edge, by colour name.
     pub facing_away: &'a dyn Fn(&str) -> Option<f64>,
+    /// The empty map, when it has been seen or its image is known: ink it explains is
+    /// not paint.
+    pub reference: Option<&'a MapReference>,
 }
 
 /// Detect the pieces of one frame, working out where the map plane is read from first
@@ -130,6 +134,9 @@ pub fn detect_sampled(
     let mut paint = image::GrayImage::new(coarse_w, coarse_h);
     let mut skin = image::GrayImage::new(coarse_w, coarse_h);
     let mut on_map = 0usize;
+    // Reads of the map and what stands on it, to match the empty map's reference to
+    // this frame: (x, y, colour, whether it reads as bare map).
+    let mut reads: Vec<(u32, u32, [u8; 3], bool)> = Vec::new();
     for (k, ((skin_px, paint_px), tap)) in skin
         .pixels_mut()
         .zip(paint.pixels_mut())
@@ -143,7 +150,12 @@ pub fn detect_sampled(
             continue;
         };
         on_map += 1;
-        match classifier.class(rgb) {
+        let class = classifier.class(rgb);
+        if options.reference.is_some() && class != Class::Skin {
+            let (cx, cy) = (k as u32 % coarse_w, k as u32 / coarse_w);
+            reads.push((cx * COARSE_STEP, cy * COARSE_STEP, rgb, class == Class::Map));
+        }
+        match class {
             Class::Map => {}
             Class::Skin => skin_px.0[0] = 255,
             // A spent block's paint can be a rim too thin for this pass: its label is not.
@@ -168,6 +180,7 @@ pub fn detect_sampled(
         }
     }
     let regions = connected_components(&read_tiles, Connectivity::Eight, image::Luma([0u8]));
+    let reference = options.reference.and_then(|r| r.match_to(&reads));
 
     let mut plane = MapPlane {
         w,
@@ -223,6 +236,10 @@ pub fn detect_sampled(
                 Class::Paper => PAPER,
                 Class::Map | Class::Skin => continue,
             };
+            // Ink of the printed map that looks like paint or paper.
+            if reference.as_ref().is_some_and(|r| r.explains(x, y, rgb)) {
+                continue;
+            }
             crops[r - 1].put_pixel(
                 (tx - tx0) * TILE_PX + dx,
                 (ty - ty0) * TILE_PX + dy,

@@ -11,6 +11,7 @@ pub mod observe;
 #[cfg(feature = "opencv")]
 pub mod opencv;
 pub mod plane;
+pub mod reference;
 mod tags;
 
 pub use calib::Calibration;
@@ -20,6 +21,7 @@ pub use detect::{
     DetectOptions, DetectedPiece, Detection, Facing, PlaneSampler, detect, detect_sampled,
 };
 pub use observe::TableObserver;
+pub use reference::{MapReference, ReferenceError};
 
 /// Why a frame could not be read.
 #[derive(Debug, thiserror::Error, PartialEq)]

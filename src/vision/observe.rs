@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 
-use super::{Calibration, ColourModel, DetectOptions, Intrinsics, PlaneSampler, detect_sampled};
+use super::{
+    Calibration, ColourModel, DetectOptions, Intrinsics, MapReference, PlaneSampler, detect_sampled,
+};
 use crate::capture::Frame;
 use crate::live::Observer;
 use crate::model::PieceModel;
@@ -32,6 +34,8 @@ pub struct TableObserver {
     /// Where the map-plane pixels are read under `calibration`.
     sampler: Option<PlaneSampler>,
     frames_since: u32,
+    /// The empty map, when known.
+    reference: Option<MapReference>,
 }
 
 impl TableObserver {
@@ -50,7 +54,14 @@ impl TableObserver {
             calibration: None,
             sampler: None,
             frames_since: 0,
+            reference: None,
         }
+    }
+
+    /// Read frames knowing what the empty map looks like (see [`MapReference`]).
+    pub fn with_reference(mut self, reference: MapReference) -> Self {
+        self.reference = Some(reference);
+        self
     }
 }
 
@@ -97,6 +108,7 @@ impl Observer for TableObserver {
                 colours: &self.colours,
                 model: &self.model,
                 facing_away: &facing_away,
+                reference: self.reference.as_ref(),
             },
         );
         Ok(Observation {

@@ -13,12 +13,15 @@ use geo::{Coord, Distance, Euclidean, Point};
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
-use crate::dice::chits::{AlterKind, Attempt, ChitError};
+use super::seats::Viewer;
+use crate::dice::chits::{AlterKind, Attempt, ChitCup, ChitError};
 use crate::dice::combat::{Combat, Edition, Engagement, bombard, daylight};
 use crate::dice::{Notation, RollId, Roller};
 use crate::geom::edge_distance;
 use crate::rules::pub_battles::{combat, fof_polygon, in_field_of_fire};
 use crate::scenario::RulesId;
+use crate::seat::Seat;
+use crate::seat::view::SeatView;
 use crate::table::{Piece, TableState};
 
 /// A refusal: its status and the reason, answered as `{"error": reason}`.
@@ -46,6 +49,12 @@ impl ApiError {
             format!("unknown piece {id:?}: not on the table"),
         )
     }
+
+    /// A refusal from the chit cup, worded for the seat: "…and that is blue-2" must not
+    /// tell red which blue command moves.
+    fn cup(e: ChitError, view: &SeatView) -> Self {
+        Self::new(StatusCode::CONFLICT, view.scrub_text(&e.to_string()))
+    }
 }
 
 impl IntoResponse for ApiError {
@@ -70,12 +79,6 @@ impl From<QueryRejection> for ApiError {
     }
 }
 
-impl From<ChitError> for ApiError {
-    fn from(e: ChitError) -> Self {
-        Self::new(StatusCode::CONFLICT, e.to_string())
-    }
-}
-
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// Run rules work on the blocking pool: line of sight and combat facts walk terrain.
@@ -94,6 +97,25 @@ fn piece<'t>(table: &'t TableState, id: &str) -> Result<&'t Piece, ApiError> {
     table.piece(id).ok_or_else(|| ApiError::unknown_piece(id))
 }
 
+/// The piece a seat names: one it knows by id, or an enemy block by its handle. A hidden
+/// unit's id is refused as an id that is not on the table is, in the same words.
+fn seen_piece<'t>(
+    view: &SeatView,
+    table: &'t TableState,
+    name: &str,
+) -> Result<&'t Piece, ApiError> {
+    view.resolve(name)
+        .and_then(|id| table.piece(id))
+        .ok_or_else(|| ApiError::unknown_piece(name))
+}
+
+/// A JSON answer with every name the seat may not read replaced.
+fn shaped(view: &SeatView, answer: &impl Serialize) -> serde_json::Value {
+    let mut value = serde_json::to_value(answer).expect("answers serialise");
+    view.scrub(&mut value);
+    value
+}
+
 pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
@@ -103,18 +125,35 @@ pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
 
 /// GET /api/state: the current table, the rules' report and the feed's status as it is
 /// now (the stored message's status dates from when the table arrived).
-pub async fn state(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
+pub async fn state(
+    State(state): State<Arc<AppState>>,
+    viewer: Viewer,
+) -> ApiResult<serde_json::Value> {
+    let snap = state.current();
     let mut message: serde_json::Value =
-        serde_json::from_str(state.current().message.as_str()).expect("the hub wrote JSON");
+        serde_json::from_str(snap.messages[viewer.slot.min(snap.messages.len() - 1)].as_str())
+            .expect("the hub wrote JSON");
     let view = state.feed.borrow().clone();
     message["status"] = serde_json::to_value(super::hub::status(&view, state.hub.receiver_count()))
         .expect("status serialises");
     Ok(Json(message))
 }
 
-/// GET /api/scenario: what the page needs to draw the map and name the pieces.
-pub async fn scenario(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+/// GET /api/scenario: what the page needs to draw the map and name the pieces. A side
+/// receives its own order of battle only (the enemy's is "un OB desconocido" [3.2 Juego
+/// Libre], its reserves hidden); a spectator none.
+pub async fn scenario(
+    State(state): State<Arc<AppState>>,
+    viewer: Viewer,
+) -> Json<serde_json::Value> {
     let s = &state.scenario;
+    let mine = |side: &str| match &viewer.seat {
+        Seat::Umpire => true,
+        Seat::Spectator => false,
+        Seat::Side(own) => own == side,
+    };
+    let units: Vec<_> = s.units.iter().filter(|u| mine(&u.side)).collect();
+    let commands: Vec<_> = s.commands.iter().filter(|c| mine(&c.side)).collect();
     Json(serde_json::json!({
         "name": s.name,
         "description": s.description,
@@ -133,11 +172,12 @@ pub async fn scenario(State(state): State<Arc<AppState>>) -> Json<serde_json::Va
             .filter(|&k| crate::rules::pub_battles::projects_fof(&state.pub_battles, k))
             .collect::<Vec<_>>(),
         "sides": s.sides,
-        "commands": s.commands,
-        "units": s.units,
+        "commands": commands,
+        "units": units,
+        "seat": viewer.seat.name(),
         // Which units a person may name a piece as: the same side and the same shape
         // (the camera tells a block from a cube, not infantry from cavalry).
-        "shapes": s.units.iter()
+        "shapes": units.iter()
             .map(|u| (u.id.clone(), crate::track::tracker::shape_of_kind(s, u.kind).into()))
             .collect::<serde_json::Map<_, _>>(),
         "identify": state.identify.is_some(),
@@ -162,9 +202,16 @@ pub struct CheckAnswer {
 /// page draws (its field of fire, its HQ).
 pub async fn check(
     State(state): State<Arc<AppState>>,
+    viewer: Viewer,
     Path(id): Path<String>,
-) -> ApiResult<CheckAnswer> {
+) -> ApiResult<serde_json::Value> {
     let snap = state.current();
+    let view = viewer.view(&snap);
+    // An enemy block's verdicts are its side's: asking by handle is refused as an
+    // unknown piece, and so is a hidden unit's id.
+    if !view.knows(&id) || id.starts_with('?') || viewer.seat == Seat::Spectator {
+        return Err(ApiError::unknown_piece(&id));
+    }
     let piece = piece(&snap.table, &id)?.clone();
     let report = snap
         .report
@@ -190,13 +237,16 @@ pub async fn check(
         .as_deref()
         .and_then(|hq| snap.table.piece(hq))
         .cloned();
-    Ok(Json(CheckAnswer {
-        report,
-        piece,
-        fof,
-        commander,
-        command_range_in: inches.map(|m| m.command_range_in),
-    }))
+    Ok(Json(shaped(
+        view,
+        &CheckAnswer {
+            report,
+            piece,
+            fof,
+            commander,
+            command_range_in: inches.map(|m| m.command_range_in),
+        },
+    )))
 }
 
 #[derive(Deserialize)]
@@ -211,7 +261,7 @@ enum End<'t> {
     Point(Coord<f64>),
 }
 
-fn end<'t>(table: &'t TableState, text: &str) -> Result<End<'t>, ApiError> {
+fn end<'t>(view: &SeatView, table: &'t TableState, text: &str) -> Result<End<'t>, ApiError> {
     match text.split_once(',') {
         Some((x, y)) => {
             let parse = |v: &str| {
@@ -230,7 +280,7 @@ fn end<'t>(table: &'t TableState, text: &str) -> Result<End<'t>, ApiError> {
                 y: parse(y)?,
             }))
         }
-        None => Ok(End::Piece(piece(table, text)?)),
+        None => Ok(End::Piece(seen_piece(view, table, text)?)),
     }
 }
 
@@ -244,57 +294,99 @@ pub struct Measurement {
     /// In Pub Battles move sticks; null for rule systems that measure otherwise.
     foot_moves: Option<f64>,
     mounted_moves: Option<f64>,
+    /// The same distance as the scenario's rules count it: hexes between the two ends'
+    /// hexes (One Hour Wargames, as its shooting lines count), centimetres to the
+    /// hundredth (NBC, as its verdicts give them), or inches.
+    rules_distance: f64,
+    /// "in", "hex" or "cm".
+    unit: &'static str,
 }
 
 /// GET /api/measure?from=ID|x,y&to=ID|x,y
 pub async fn measure(
     State(state): State<Arc<AppState>>,
+    viewer: Viewer,
     query: Result<Query<Between>, QueryRejection>,
 ) -> ApiResult<Measurement> {
     let Query(q) = query?;
     let snap = state.current();
-    let (a, b) = (end(&snap.table, &q.from)?, end(&snap.table, &q.to)?);
-    let distance = match (a, b) {
+    let view = viewer.view(&snap);
+    let (a, b) = (
+        end(view, &snap.table, &q.from)?,
+        end(view, &snap.table, &q.to)?,
+    );
+    let distance = match (&a, &b) {
         (End::Piece(a), End::Piece(b)) => {
             edge_distance(&a.footprint.polygon(), &b.footprint.polygon())
         }
         (End::Piece(p), End::Point(c)) | (End::Point(c), End::Piece(p)) => {
-            Euclidean.distance(&Point::from(c), &p.footprint.polygon())
+            Euclidean.distance(&Point::from(*c), &p.footprint.polygon())
         }
-        (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(a), Point::from(b)),
+        (End::Point(a), End::Point(b)) => Euclidean.distance(Point::from(*a), Point::from(*b)),
     };
     let round = crate::rules::pub_battles::round_in;
     let moves = snap.report.measures.inches();
+    let (rules_distance, unit) = match state.scenario.rules {
+        RulesId::OhwHex => {
+            let grid = crate::rules::ohw_hex::grid_of(&state.scenario);
+            let hex = |e: &End| {
+                grid.hex_at(match e {
+                    End::Piece(p) => Coord {
+                        x: p.pose.x_in,
+                        y: p.pose.y_in,
+                    },
+                    End::Point(c) => *c,
+                })
+            };
+            (f64::from(grid.distance(hex(&a), hex(&b))), "hex")
+        }
+        RulesId::Nbc => (
+            (distance * crate::model::CM_PER_IN * 100.0).round() / 100.0,
+            "cm",
+        ),
+        _ => (round(distance), "in"),
+    };
     Ok(Json(Measurement {
         from: q.from,
         to: q.to,
         distance_in: round(distance),
         foot_moves: moves.map(|m| round(distance / m.foot_move_in)),
         mounted_moves: moves.map(|m| round(distance / m.mounted_move_in)),
+        rules_distance,
+        unit,
     }))
 }
 
 /// GET /api/sight?from=ID&to=ID: the rules' line-of-sight verdict.
 pub async fn sight(
     State(state): State<Arc<AppState>>,
+    viewer: Viewer,
     query: Result<Query<Between>, QueryRejection>,
-) -> ApiResult<crate::rules::SightVerdict> {
+) -> ApiResult<serde_json::Value> {
     let Query(q) = query?;
     let snap = state.current();
-    piece(&snap.table, &q.from)?;
-    piece(&snap.table, &q.to)?;
-    let verdict = blocking(move || {
-        let (a, b) = (piece(&snap.table, &q.from)?, piece(&snap.table, &q.to)?);
-        Ok(state.rules.sight(&state.scenario, &snap.table, a, b))
+    let view = viewer.view(&snap);
+    seen_piece(view, &snap.table, &q.from)?;
+    seen_piece(view, &snap.table, &q.to)?;
+    blocking(move || {
+        let view = viewer.view(&snap);
+        let (a, b) = (
+            seen_piece(view, &snap.table, &q.from)?,
+            seen_piece(view, &snap.table, &q.to)?,
+        );
+        let verdict = state.rules.sight(&state.scenario, &snap.table, a, b);
+        Ok(Json(shaped(view, &verdict)))
     })
-    .await?;
-    Ok(Json(verdict))
+    .await
 }
 
 /// POST /api/roll: `{"notation": "3d6 hits 4+ -1"}`, `{"combat": [ATTACKER, DEFENDER]}`
 /// or `{"bombard": [GUN, TARGET]}`; `"seed"` replays a roll id. Combats and bombardments
-/// are judged as `aide roll` judges them; on the chit cup's night turn both are refused
-/// (409).
+/// are judged as `aide roll` judges them: Pub Battles combats and bombardments (refused,
+/// 409, on the chit cup's night turn), One Hour Wargames shots, NBC batteries' fire.
+/// `"hidden": true` with a seed replays the dice a chit draw or an Alter roll of that
+/// public id really used (umpire only). A spectator may not roll (403); a side rolls
+/// combats of its own attacker or gun, naming the enemy by its block's handle.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RollRequest {
@@ -302,19 +394,48 @@ pub struct RollRequest {
     combat: Option<[String; 2]>,
     bombard: Option<[String; 2]>,
     seed: Option<RollId>,
+    #[serde(default)]
+    hidden: bool,
 }
 
 pub async fn roll(
     State(state): State<Arc<AppState>>,
+    viewer: Viewer,
     body: Result<Json<RollRequest>, JsonRejection>,
 ) -> ApiResult<serde_json::Value> {
-    let Json(req) = body?;
-    let mut roller = match req.seed {
-        Some(id) => Roller::replay(id),
-        None => Roller::from_os().map_err(|e| {
-            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("no entropy: {e}"))
-        })?,
+    let Json(mut req) = body?;
+    if viewer.seat == Seat::Spectator {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "a spectator cannot roll: scan a side's or the umpire's QR code to take a seat",
+        ));
+    }
+    let mut roller = match (req.seed, req.hidden) {
+        (Some(id), true) if viewer.seat == Seat::Umpire => state.seats.hidden_roller(id),
+        (_, true) => {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "only the umpire replays the hidden dice of a chit draw (with \"seed\": its roll id)",
+            ));
+        }
+        (Some(id), false) => Roller::replay(id),
+        (None, false) => os_roller()?,
     };
+    // The pieces of a combat as the seat named them, now by their ids (a request naming
+    // more than one kind of roll is refused below).
+    let snap = state.current();
+    let view = viewer.view(&snap);
+    let one = req.notation.is_none() && req.combat.is_some() != req.bombard.is_some();
+    for pair in [&mut req.combat, &mut req.bombard]
+        .into_iter()
+        .flatten()
+        .filter(|_| one)
+    {
+        let first = seen_piece(view, &snap.table, &pair[0])?;
+        viewer.must_act_for(&first.side, "roll for a piece of another side")?;
+        let second = seen_piece(view, &snap.table, &pair[1])?;
+        *pair = [first.id.clone(), second.id.clone()];
+    }
     let (kind, answer) = match (req.notation, req.combat, req.bombard) {
         (Some(text), None, None) => {
             let notation: Notation = text
@@ -325,11 +446,11 @@ pub async fn roll(
             answer["text"] = report.to_string().into();
             ("notation", answer)
         }
-        (None, Some(_), None) | (None, None, Some(_)) if !pub_battles(&state) => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "the page rolls Pub Battles combats only; `aide roll --combat` rolls this scenario's",
-            ));
+        // One Hour Wargames and NBC fire one way: a shot (OHW) or a battery's fire (NBC),
+        // asked for as a combat or a bombardment alike, as `aide roll` does.
+        (None, Some([a, b]), None) | (None, None, Some([a, b])) if !pub_battles(&state) => {
+            let state = state.clone();
+            blocking(move || table_roll(&state, &a, &b, &mut roller)).await?
         }
         (None, Some([a, b]), None) => {
             refuse_at_night(&state)?;
@@ -349,9 +470,15 @@ pub async fn roll(
             ));
         }
     };
-    let stored = answer.clone();
+    let mut stored = answer.clone();
+    stored["seat"] = viewer.seat.name().into();
     journal(&state, move |j, ts| j.record_roll(kind, &stored, ts)).await;
-    Ok(Json(answer))
+    Ok(Json(shaped(viewer.view(&state.current()), &answer)))
+}
+
+fn os_roller() -> Result<Roller, ApiError> {
+    Roller::from_os()
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("no entropy: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -370,10 +497,20 @@ pub struct IdentifyBody {
 /// that unit (another side or shape).
 pub async fn identify(
     State(state): State<Arc<AppState>>,
+    viewer: Viewer,
     body: Result<Json<IdentifyBody>, JsonRejection>,
 ) -> ApiResult<crate::track::Identification> {
     use crate::track::AssignError;
     let Json(req) = body?;
+    // Only the unit's own seat (or the umpire) names it. A unit of another side and a
+    // unit that does not exist get the same answer: which enemy units exist is secret.
+    let side = state
+        .scenario
+        .units
+        .iter()
+        .find(|u| u.id == req.unit)
+        .map(|u| u.side.clone());
+    viewer.must_own(side.as_deref(), "units", &req.unit)?;
     if !(req.x_in.is_finite() && req.y_in.is_finite()) {
         return Err(ApiError::bad("x_in and y_in must be numbers of inches"));
     }
@@ -384,6 +521,8 @@ pub async fn identify(
         ));
     };
     blocking(move || {
+        let snap = state.current();
+        let view = viewer.view(&snap);
         namer
             .identify(&req.unit, req.x_in, req.y_in)
             .map(Json)
@@ -395,10 +534,41 @@ pub async fn identify(
                         StatusCode::UNPROCESSABLE_ENTITY
                     }
                 };
-                ApiError::new(status, e.to_string())
+                ApiError::new(status, view.scrub_text(&e.to_string()))
             })
     })
     .await
+}
+
+/// A One Hour Wargames shot or an NBC battery's fire, judged as `aide roll` judges it.
+fn table_roll(
+    state: &AppState,
+    a: &str,
+    b: &str,
+    roller: &mut Roller,
+) -> Result<(&'static str, serde_json::Value), ApiError> {
+    use crate::rules::{TableRollError, nbc, ohw_hex};
+    let snap = state.current();
+    let (scenario, table) = (&*state.scenario, &*snap.table);
+    let refused = |e: TableRollError| match e {
+        TableRollError::NotOnTable(id) => ApiError::unknown_piece(&id),
+        TableRollError::Refused(why) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why),
+    };
+    let value = |v: Result<serde_json::Value, serde_json::Error>| v.expect("serialises");
+    Ok(match scenario.rules {
+        RulesId::OhwHex => (
+            "shot",
+            value(serde_json::to_value(
+                ohw_hex::dice::shoot_on_table(scenario, table, a, b, roller).map_err(refused)?,
+            )),
+        ),
+        _ => (
+            "battery",
+            value(serde_json::to_value(
+                nbc::dice::fire_on_table(scenario, table, a, b, roller).map_err(refused)?,
+            )),
+        ),
+    })
 }
 
 /// Whether the scenario is played with one of the Pub Battles rule books.
@@ -547,11 +717,12 @@ async fn journal(
     }
 }
 
+/// The side a chit request speaks for, when it names one. Optional: a seat's view is its
+/// own; on an open table (everyone the umpire) `viewer` picks whose view to answer.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Viewer {
-    /// The side asking: it sees its own chits, the opponent's only as a colour.
-    viewer: String,
+pub struct CupQuery {
+    viewer: Option<String>,
 }
 
 fn check_side(state: &AppState, side: &str) -> Result<(), ApiError> {
@@ -564,34 +735,132 @@ fn check_side(state: &AppState, side: &str) -> Result<(), ApiError> {
     }
 }
 
-/// GET /api/chits?viewer=SIDE: the cup as that side may see it.
-pub async fn chits(
-    State(state): State<Arc<AppState>>,
-    query: Result<Query<Viewer>, QueryRejection>,
-) -> ApiResult<crate::dice::chits::CupView> {
-    let Query(q) = query?;
-    check_side(&state, &q.viewer)?;
-    Ok(Json(state.cup.lock().expect("cup lock").view(&q.viewer)))
+/// The cup as the seat may see it: a side its own chits and only the colour of the
+/// others' ("a red chit"); a spectator colours only; the umpire everything, or, on an
+/// open table, the view of the side `viewer` names.
+fn cup_view(
+    state: &AppState,
+    viewer: &Viewer,
+    asked: Option<&str>,
+    cup: &ChitCup,
+) -> Result<crate::dice::chits::CupView, ApiError> {
+    if let Some(side) = asked {
+        check_side(state, side)?;
+    }
+    Ok(match (&viewer.seat, asked) {
+        (Seat::Umpire, Some(side)) => cup.view(side),
+        (Seat::Umpire, None) => cup.view_for(|_| true),
+        (Seat::Spectator, _) => cup.view_for(|_| false),
+        (Seat::Side(own), asked) => {
+            if let Some(side) = asked.filter(|s| s != own) {
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    format!("the {own} seat sees the cup as {own}, not as {side}"),
+                ));
+            }
+            cup.view(own)
+        }
+    })
 }
 
-/// POST /api/chits/draw {"viewer": SIDE}: draw the next chit. The answer is the viewer's
-/// view: the opponent's draw shows only its colour.
+/// Change the cup under its lock, store it in the journal (with `record`, in one
+/// transaction) before answering, so that a restart after a crash resumes the turn as
+/// it was; answer with the seat's view. Runs on the blocking pool (SQLite writes).
+async fn change_cup<T: Serialize + Send + 'static>(
+    state: &Arc<AppState>,
+    viewer: Viewer,
+    asked: Option<String>,
+    change: impl FnOnce(
+        &mut ChitCup,
+        &SeatView,
+    ) -> Result<(T, Option<(&'static str, serde_json::Value)>), ApiError>
+    + Send
+    + 'static,
+) -> Result<(T, crate::dice::chits::CupView), ApiError> {
+    let state = state.clone();
+    blocking(move || {
+        let snap = state.current();
+        let view = viewer.view(&snap);
+        let mut cup = state.cup.lock().expect("cup lock");
+        let mut changed = cup.clone();
+        let (answer, record) = change(&mut changed, view)?;
+        if let Some(recorder) = &state.recorder {
+            let stored = recorder
+                .lock()
+                .expect("recorder lock")
+                .journal()
+                .atomically(|j| -> Result<(), crate::journal::JournalError> {
+                    let ts = crate::journal::now_ms();
+                    if let Some((kind, value)) = &record {
+                        match *kind {
+                            "alter" => j.record_roll(kind, value, ts)?,
+                            _ => j.record_chit_draw(kind, value, ts)?,
+                        };
+                    }
+                    j.store_cup(&changed, ts)
+                });
+            // Not stored, not done: the cup stays as it was and the seat may try again.
+            stored.map_err(|e| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the journal did not take the chit cup: {e}"),
+                )
+            })?;
+        }
+        *cup = changed;
+        let seen = cup_view(&state, &viewer, asked.as_deref(), &cup)?;
+        Ok((answer, seen))
+    })
+    .await
+}
+
+/// GET /api/chits: the cup as the seat may see it.
+pub async fn chits(
+    State(state): State<Arc<AppState>>,
+    viewer: Viewer,
+    query: Result<Query<CupQuery>, QueryRejection>,
+) -> ApiResult<crate::dice::chits::CupView> {
+    let Query(q) = query?;
+    let cup = state.cup.lock().expect("cup lock");
+    Ok(Json(cup_view(&state, &viewer, q.viewer.as_deref(), &cup)?))
+}
+
+/// Refuse a spectator: the cup is the players'.
+fn plays(viewer: &Viewer, what: &str) -> Result<(), ApiError> {
+    if viewer.seat == Seat::Spectator {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "a spectator cannot {what}: scan a side's or the umpire's QR code to take a seat"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// POST /api/chits/draw {}: draw the next chit. The answer is the viewer's view: the
+/// opponent's draw shows only its colour. The draw's public roll id does not replay it:
+/// its dice come from the server's draw key ([`crate::seat::Seats::hidden_roller`]).
 pub async fn chit_draw(
     State(state): State<Arc<AppState>>,
-    body: Result<Json<Viewer>, JsonRejection>,
+    viewer: Viewer,
+    body: Result<Json<CupQuery>, JsonRejection>,
 ) -> ApiResult<serde_json::Value> {
     let Json(q) = body?;
-    check_side(&state, &q.viewer)?;
-    let mut roller = Roller::from_os()
-        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("no entropy: {e}")))?;
-    let (draw, cup, view) = {
-        let mut cup = state.cup.lock().expect("cup lock");
+    plays(&viewer, "draw a chit")?;
+    let public = os_roller()?.id();
+    let mut roller = state.seats.hidden_roller(public);
+    let seat = viewer.seat.name().to_owned();
+    let (draw, view) = change_cup(&state, viewer, q.viewer, move |cup, view| {
         let before = cup.clone();
-        let draw = cup.draw(&mut roller)?;
-        (draw, before, cup.view(&q.viewer))
-    };
-    let stored = serde_json::json!({"draw": draw, "cup_before": cup});
-    journal(&state, move |j, ts| j.record_chit_draw("draw", &stored, ts)).await;
+        let mut draw = cup.draw(&mut roller).map_err(|e| ApiError::cup(e, view))?;
+        let seed = draw.roll_id.map(|_| roller.id());
+        draw.roll_id = draw.roll_id.map(|_| public);
+        let stored =
+            serde_json::json!({"draw": draw, "cup_before": before, "seat": seat, "seed": seed});
+        Ok((draw, Some(("draw", stored))))
+    })
+    .await?;
     Ok(Json(serde_json::json!({
         "roll_id": draw.roll_id,
         "view": view,
@@ -601,7 +870,7 @@ pub async fn chit_draw(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlterRequest {
-    viewer: String,
+    viewer: Option<String>,
     kind: AlterKind,
     hq: String,
     command: String,
@@ -609,57 +878,85 @@ pub struct AlterRequest {
     in_range: bool,
 }
 
-/// POST /api/chits/alter: an HQ rolls to Delay or Jump.
+/// POST /api/chits/alter: an HQ rolls to Delay or Jump. Only the HQ's own seat or the
+/// umpire may roll it (403); an HQ that is not the seat's, or no HQ at all, is refused
+/// in the same words, so a refusal names no enemy command.
 pub async fn chit_alter(
     State(state): State<Arc<AppState>>,
+    viewer: Viewer,
     body: Result<Json<AlterRequest>, JsonRejection>,
 ) -> ApiResult<serde_json::Value> {
     let Json(q) = body?;
-    check_side(&state, &q.viewer)?;
-    let mut roller = Roller::from_os()
-        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("no entropy: {e}")))?;
-    let (report, view) = {
-        let mut cup = state.cup.lock().expect("cup lock");
-        let report = cup.alter(
-            &mut roller,
-            Attempt {
-                kind: q.kind,
-                hq: q.hq,
-                command: q.command,
-                in_range: q.in_range,
-            },
-        )?;
-        (report, cup.view(&q.viewer))
+    plays(&viewer, "roll to Alter")?;
+    let side = {
+        let cup = state.cup.lock().expect("cup lock");
+        cup.hqs
+            .iter()
+            .find(|h| h.command == q.hq)
+            .map(|h| h.side.clone())
     };
-    let stored = serde_json::to_value(&report).expect("serialises");
-    journal(&state, move |j, ts| j.record_roll("alter", &stored, ts)).await;
+    viewer.must_own(side.as_deref(), "HQs", &q.hq)?;
+    // A successful Delay draws a chit in place of the delayed one: hidden dice, as a draw.
+    let public = os_roller()?.id();
+    let mut roller = state.seats.hidden_roller(public);
+    let seat = viewer.seat.name().to_owned();
+    let (report, view) = change_cup(&state, viewer, q.viewer, move |cup, view| {
+        let mut report = cup
+            .alter(
+                &mut roller,
+                Attempt {
+                    kind: q.kind,
+                    hq: q.hq,
+                    command: q.command,
+                    in_range: q.in_range,
+                },
+            )
+            .map_err(|e| ApiError::cup(e, view))?;
+        report.roll_id = public;
+        let mut stored = serde_json::to_value(&report).expect("serialises");
+        stored["seat"] = seat.into();
+        stored["seed"] = serde_json::to_value(roller.id()).expect("serialises");
+        let shown = shaped(view, &report);
+        Ok((shown, Some(("alter", stored))))
+    })
+    .await?;
     Ok(Json(serde_json::json!({"alter": report, "view": view})))
 }
 
-/// POST /api/chits/finish {"viewer"}: the command that moved is done.
+/// POST /api/chits/finish {}: the command that moved is done. Its own seat or the
+/// umpire says so.
 pub async fn chit_finish(
     State(state): State<Arc<AppState>>,
-    body: Result<Json<Viewer>, JsonRejection>,
+    viewer: Viewer,
+    body: Result<Json<CupQuery>, JsonRejection>,
 ) -> ApiResult<serde_json::Value> {
     let Json(q) = body?;
-    check_side(&state, &q.viewer)?;
-    let mut cup = state.cup.lock().expect("cup lock");
-    cup.finish_move()?;
-    Ok(Json(serde_json::json!({"view": cup.view(&q.viewer)})))
+    plays(&viewer, "end a move")?;
+    let seat = viewer.clone();
+    let ((), view) = change_cup(&state, viewer, q.viewer, move |cup, view| {
+        if let Some(current) = &cup.current {
+            seat.must_act_for(&current.chit.side, "end the moving command's move")?;
+        }
+        cup.finish_move().map_err(|e| ApiError::cup(e, view))?;
+        Ok(((), None))
+    })
+    .await?;
+    Ok(Json(serde_json::json!({"view": view})))
 }
 
-/// POST /api/chits/end-turn {"viewer"}: every chit has moved; the turn die advances.
+/// POST /api/chits/end-turn {}: every chit has moved; the turn die advances.
 pub async fn chit_end_turn(
     State(state): State<Arc<AppState>>,
-    body: Result<Json<Viewer>, JsonRejection>,
+    viewer: Viewer,
+    body: Result<Json<CupQuery>, JsonRejection>,
 ) -> ApiResult<serde_json::Value> {
     let Json(q) = body?;
-    check_side(&state, &q.viewer)?;
-    let mut cup = state.cup.lock().expect("cup lock");
-    let turn = cup.end_turn()?;
-    Ok(Json(
-        serde_json::json!({"turn": turn, "view": cup.view(&q.viewer)}),
-    ))
+    plays(&viewer, "end the turn")?;
+    let (turn, view) = change_cup(&state, viewer, q.viewer, move |cup, view| {
+        Ok((cup.end_turn().map_err(|e| ApiError::cup(e, view))?, None))
+    })
+    .await?;
+    Ok(Json(serde_json::json!({"turn": turn, "view": view})))
 }
 
 fn no_journal() -> ApiError {
@@ -672,11 +969,40 @@ fn no_journal() -> ApiError {
 /// Entries of the log the page shows: the newest this many of each kind.
 const LOG_TAIL: usize = 200;
 
+/// A stored roll or draw as a seat may read it: a chit draw says its colour, and its
+/// command only to its own side; no seat but the umpire reads the cup before a draw or
+/// the hidden seed behind a public roll id.
+fn shaped_draw(view: &SeatView, draw: &crate::journal::StoredDraw) -> serde_json::Value {
+    let mut value = serde_json::to_value(draw).expect("draws serialise");
+    if view.sees_all() {
+        return value;
+    }
+    if let Some(stored) = value["value"].as_object_mut() {
+        stored.remove("cup_before");
+        stored.remove("seed");
+        if let Some(chit) = stored.get_mut("draw").and_then(|d| d.get_mut("chit"))
+            && chit["side"]
+                .as_str()
+                .is_none_or(|side| !view.seat.acts_for(side))
+        {
+            chit["command"] = serde_json::Value::Null;
+        }
+    }
+    view.scrub(&mut value);
+    value
+}
+
 /// GET /api/log: the journal's stable states (for the replay slider), and the newest
-/// events, rolls and draws.
-pub async fn log(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
+/// events, rolls and draws, as the seat may read them: a side reads the events of its
+/// own units (the enemy's blocks it watches move on the map).
+pub async fn log(
+    State(state): State<Arc<AppState>>,
+    viewer: Viewer,
+) -> ApiResult<serde_json::Value> {
     let recorder = state.recorder.clone().ok_or_else(no_journal)?;
     let answer = blocking(move || {
+        let snap = state.current();
+        let view = viewer.view(&snap);
         let mut r = recorder.lock().expect("recorder lock");
         let j = r.journal();
         let failed = |e: crate::journal::JournalError| {
@@ -688,8 +1014,14 @@ pub async fn log(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Va
             .iter()
             .map(|s| serde_json::json!({"seq": s.seq, "ts_ms": s.ts_ms, "turn": s.turn}))
             .collect();
-        let events = j.events_after(None).map_err(failed)?;
-        let draws = j.draws().map_err(failed)?;
+        let mut events = j.events_after(None).map_err(failed)?;
+        events.retain(|e| view.knows(e.event.unit()));
+        let draws: Vec<_> = j
+            .draws()
+            .map_err(failed)?
+            .iter()
+            .map(|d| shaped_draw(view, d))
+            .collect();
         let tail = |n: usize| n.saturating_sub(LOG_TAIL);
         Ok(serde_json::json!({
             "states": states,
@@ -704,6 +1036,7 @@ pub async fn log(State(state): State<Arc<AppState>>) -> ApiResult<serde_json::Va
 /// GET /api/log/{seq}: a stable state from the journal, with the rules' report on it.
 pub async fn log_state(
     State(state): State<Arc<AppState>>,
+    viewer: Viewer,
     Path(seq): Path<String>,
 ) -> ApiResult<serde_json::Value> {
     let seq: i64 = seq
@@ -728,12 +1061,14 @@ pub async fn log_state(
             .table(&stored.state.pieces)
             .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
         let report = state.rules.check_table(&state.scenario, &table);
+        // What the seat knew of that table, as it was told it then.
+        let view = SeatView::new(&state.scenario, &table, &report, viewer.seat);
         Ok(serde_json::json!({
             "seq": seq,
             "ts_ms": stored.ts_ms,
             "turn": stored.turn,
-            "table": table,
-            "report": report,
+            "table": view.table(&state.scenario, &table),
+            "report": view.report(&report),
         }))
     })
     .await?;

@@ -43,6 +43,7 @@ pub fn scenario() -> Result<Scenario, DemoError> {
     for (name, text) in [
         ("valley.toml", SCENARIO_TOML),
         ("terrain.geojson", TERRAIN_GEOJSON),
+        ("map.svg", MAP_SVG),
     ] {
         let path = folder.join(name);
         if std::fs::read_to_string(&path).ok().as_deref() == Some(text) {

@@ -1,6 +1,7 @@
 //! The pipeline from the feed to the clients: each new stable table is checked by the
-//! rules (on the blocking pool, never on the async runtime), serialised once, and
-//! broadcast to every WebSocket client.
+//! rules (on the blocking pool, never on the async runtime), serialised once per seat
+//! (each seat's message is built from what it may know: [`crate::seat::view`]), and
+//! broadcast to every WebSocket client, each of which sends the message of its seat.
 //!
 //! Slow clients are dropped, not waited for: the broadcast channel is a bounded ring per
 //! client; a client that falls [`CLIENT_QUEUE`] messages behind is told why and closed,
@@ -17,6 +18,8 @@ use super::AppState;
 use super::feed::{FeedView, Source};
 use crate::rules::{RuleSet, TableReport};
 use crate::scenario::Scenario;
+use crate::seat::Seat;
+use crate::seat::view::SeatView;
 use crate::table::TableState;
 use crate::track::Identification;
 
@@ -30,14 +33,42 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// last stable view" keeps counting when the camera is lost).
 const STATUS_EVERY: Duration = Duration::from_secs(1);
 
-/// The current state of the table as every client sees it.
+/// The current state of the table, and what each seat knows of it.
 #[derive(Debug)]
 pub struct Snapshot {
     pub seq: u64,
     pub table: Arc<TableState>,
     pub report: Arc<TableReport>,
-    /// The "state" message, serialised once for every client and for GET /api/state.
-    pub message: Utf8Bytes,
+    /// Each seat's knowledge of this table, by slot ([`crate::seat::slots`]); only the
+    /// umpire's on an open table.
+    pub views: Vec<SeatView>,
+    /// Each seat's "state" message, by slot, serialised once for all its clients and for
+    /// GET /api/state.
+    pub messages: Vec<Utf8Bytes>,
+}
+
+impl Snapshot {
+    /// The umpire's message: the whole table.
+    pub fn message(&self) -> &Utf8Bytes {
+        &self.messages[0]
+    }
+}
+
+/// What the hub broadcasts: one message for everyone (the feed's status), or one per
+/// seat (a table), of which each client sends its seat's.
+#[derive(Debug, Clone)]
+pub enum Out {
+    All(Utf8Bytes),
+    PerSeat(Arc<Vec<Utf8Bytes>>),
+}
+
+impl Out {
+    fn for_slot(&self, slot: usize) -> Utf8Bytes {
+        match self {
+            Out::All(text) => text.clone(),
+            Out::PerSeat(messages) => messages[slot.min(messages.len() - 1)].clone(),
+        }
+    }
 }
 
 /// The feed's health as the page shows it.
@@ -65,9 +96,42 @@ struct StateMessage<'a> {
     seq: u64,
     /// When the table entered the pipeline, µs since the Unix epoch.
     stable_unix_us: u64,
-    status: Status,
-    table: &'a TableState,
-    report: &'a TableReport,
+    status: &'a Status,
+    table: crate::seat::view::ShownTable<'a>,
+    report: SeatReport<'a>,
+}
+
+/// The report as a seat receives it: the umpire's is the report itself, serialised
+/// straight from it; a side's is its share, already shaped.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SeatReport<'a> {
+    Whole(&'a TableReport),
+    Shaped(serde_json::Value),
+}
+
+/// One seat's "state" message for `table`, as the hub sends it to that seat's clients.
+pub fn state_message(
+    scenario: &Scenario,
+    seat: &SeatView,
+    table: &TableState,
+    report: &TableReport,
+    view: &FeedView,
+    status: &Status,
+) -> String {
+    serde_json::to_string(&StateMessage {
+        kind: "state",
+        seq: view.seq,
+        stable_unix_us: view.stable_unix_us,
+        status,
+        table: seat.table(scenario, table),
+        report: if seat.sees_all() {
+            SeatReport::Whole(report)
+        } else {
+            SeatReport::Shaped(seat.report(report))
+        },
+    })
+    .expect("table and report serialise")
 }
 
 #[derive(Serialize)]
@@ -78,28 +142,31 @@ struct StatusMessage {
     status: Status,
 }
 
-/// Build the snapshot of one feed view: the rules' report and the serialised message.
+/// Build the snapshot of one feed view: the rules' report, and for every seat in
+/// `seats` (in slot order) its view and its serialised message.
 pub fn snapshot(
     scenario: &Scenario,
     rules: &dyn RuleSet,
+    seats: &[Seat],
     clients: usize,
     view: &FeedView,
 ) -> Snapshot {
     let report = rules.check_table(scenario, &view.table);
-    let message = serde_json::to_string(&StateMessage {
-        kind: "state",
-        seq: view.seq,
-        stable_unix_us: view.stable_unix_us,
-        status: status(view, clients),
-        table: &view.table,
-        report: &report,
-    })
-    .expect("table and report serialise");
+    let status = status(view, clients);
+    let views: Vec<SeatView> = seats
+        .iter()
+        .map(|seat| SeatView::new(scenario, &view.table, &report, seat.clone()))
+        .collect();
+    let messages = views
+        .iter()
+        .map(|seat| state_message(scenario, seat, &view.table, &report, view, &status).into())
+        .collect();
     Snapshot {
         seq: view.seq,
         table: view.table.clone(),
         report: Arc::new(report),
-        message: message.into(),
+        views,
+        messages,
     }
 }
 
@@ -129,7 +196,7 @@ pub async fn run(state: Arc<AppState>) {
                 identified = view.identified.len();
                 let worker = state.clone();
                 let snap = match tokio::task::spawn_blocking(move || {
-                    snapshot(&worker.scenario, worker.rules.as_ref(), worker.hub.receiver_count(), &view)
+                    snapshot(&worker.scenario, worker.rules.as_ref(), worker.served_seats(), worker.hub.receiver_count(), &view)
                 }).await {
                     Ok(snap) => snap,
                     Err(e) => {
@@ -140,10 +207,10 @@ pub async fn run(state: Arc<AppState>) {
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
                 record(&state, snap.table.clone(), new_names).await;
-                let message = snap.message.clone();
+                let messages = Out::PerSeat(Arc::new(snap.messages.clone()));
                 *state.snapshot.write().expect("snapshot lock") = Arc::new(snap);
                 // No receivers is fine: nobody is looking.
-                let _ = state.hub.send(message);
+                let _ = state.hub.send(messages);
             }
             _ = tick.tick() => {
                 let view = feed.borrow().clone();
@@ -181,14 +248,14 @@ fn status_out(state: &AppState, view: &FeedView) {
         status: status(view, state.hub.receiver_count()),
     })
     .expect("status serialises");
-    let _ = state.hub.send(message.into());
+    let _ = state.hub.send(Out::All(message.into()));
 }
 
-/// One WebSocket client: the current state first, then every broadcast, until the
-/// client leaves, falls behind or floods us.
-pub async fn client(state: Arc<AppState>, mut socket: WebSocket) {
+/// One WebSocket client at the seat of `slot`: the current state first, then every
+/// broadcast, until the client leaves, falls behind or floods us.
+pub async fn client(state: Arc<AppState>, slot: usize, mut socket: WebSocket) {
     let mut rx = state.hub.subscribe();
-    let first = state.current().message.clone();
+    let first = state.current().messages[slot].clone();
     if socket.send(Message::Text(first)).await.is_err() {
         return;
     }
@@ -197,7 +264,8 @@ pub async fn client(state: Arc<AppState>, mut socket: WebSocket) {
     let reason = loop {
         tokio::select! {
             out = rx.recv() => match out {
-                Ok(text) => {
+                Ok(out) => {
+                    let text = out.for_slot(slot);
                     // A phone that vanished without closing blocks the send once its TCP
                     // window is full: give up on it rather than hold its task forever.
                     match tokio::time::timeout(SEND_TIMEOUT, socket.send(Message::Text(text))).await {

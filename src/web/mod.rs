@@ -9,8 +9,12 @@
 mod api;
 pub mod demo;
 pub mod feed;
+mod guard;
 pub mod hub;
 pub mod qr;
+mod seats;
+
+pub use seats::seat_urls;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -23,14 +27,14 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
 use tokio::sync::{broadcast, watch};
 
 use crate::dice::chits::{Chit, ChitCup, ChitError, Hq, Turn};
-use crate::journal::Recorder;
+use crate::journal::{JournalError, Recorder};
 use crate::rules::RuleSet;
 use crate::rules::pub_battles::PubBattles;
 use crate::scenario::Scenario;
+use crate::seat::{Seat, Seats};
 use feed::FeedView;
 use hub::Snapshot;
 
@@ -51,6 +55,21 @@ pub enum WebError {
     Cup(#[from] ChitError),
     #[error("the terrain of this scenario is not JSON: {0}")]
     Terrain(serde_json::Error),
+    #[error(transparent)]
+    Secret(#[from] crate::seat::SecretError),
+    #[error(transparent)]
+    StoredSecret(#[from] crate::seat::StoredSecretError),
+    #[error("the journal: {0}")]
+    Journal(#[from] JournalError),
+}
+
+/// Whether phones sit at seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seating {
+    /// Every client is the umpire: solo play, a demo, a table with nothing to hide.
+    Open,
+    /// A client claims a seat with its token; without one it is a spectator.
+    Seated,
 }
 
 /// Everything the handlers share.
@@ -65,8 +84,13 @@ pub struct AppState {
     pub terrain_geojson: serde_json::Value,
     pub feed: watch::Receiver<FeedView>,
     pub snapshot: RwLock<Arc<Snapshot>>,
-    pub hub: broadcast::Sender<axum::extract::ws::Utf8Bytes>,
+    pub hub: broadcast::Sender<hub::Out>,
     pub cup: Mutex<ChitCup>,
+    pub seating: Seating,
+    /// The game's secrets: seat tokens and the key that hides chit draws.
+    pub seats: Seats,
+    /// Every seat, in slot order ([`crate::seat::slots`]).
+    slots: Vec<Seat>,
     pub recorder: Option<Arc<Mutex<Recorder>>>,
     /// Where a person's naming of a piece goes: the tracking feed, when there is one.
     pub identify: Option<Arc<dyn feed::Identify>>,
@@ -74,6 +98,8 @@ pub struct AppState {
     pub url: String,
     pub qr_svg: String,
     limiter: Mutex<HashMap<IpAddr, Bucket>>,
+    /// Open WebSocket connections by address.
+    sockets: Mutex<HashMap<IpAddr, usize>>,
 }
 
 /// What a server needs besides its feed.
@@ -88,11 +114,42 @@ pub struct Setup {
 }
 
 impl AppState {
-    /// The state of a server for `scenario` fed by `feed`. Checks the first table here,
-    /// before the runtime starts serving.
+    /// The state of an open table ([`Seating::Open`]) for `scenario` fed by `feed`.
     pub fn new(setup: Setup, feed: watch::Receiver<FeedView>) -> Result<Arc<Self>, WebError> {
+        Self::with_seating(setup, Seating::Open, feed)
+    }
+
+    /// The state of a server for `scenario` fed by `feed`, its phones seated as
+    /// `seating` says. Checks the first table here, before the runtime starts serving.
+    /// A journal that holds the game's secrets and chit cup gives them back (a restart
+    /// keeps the seats and the turn); a new game stores new ones in it.
+    pub fn with_seating(
+        setup: Setup,
+        seating: Seating,
+        feed: watch::Receiver<FeedView>,
+    ) -> Result<Arc<Self>, WebError> {
         let scenario = setup.scenario;
-        let cup = chit_cup(&scenario)?;
+        let mut recorder = setup.recorder;
+        let (seats, stored_cup) = match &mut recorder {
+            Some(recorder) => {
+                let journal = recorder.journal();
+                let seats = match Seats::from_stored(&scenario, &journal.secrets()?)? {
+                    Some(seats) => seats,
+                    None => {
+                        let seats = Seats::generate(&scenario)?;
+                        journal.add_secrets(&seats.stored())?;
+                        // Another server may have stored its secrets first: theirs win.
+                        Seats::from_stored(&scenario, &journal.secrets()?)?.unwrap_or(seats)
+                    }
+                };
+                (seats, journal.cup::<ChitCup>()?)
+            }
+            None => (Seats::generate(&scenario)?, None),
+        };
+        let cup = match stored_cup {
+            Some(cup) => cup,
+            None => chit_cup(&scenario)?,
+        };
         let terrain_geojson = if setup.terrain_geojson.trim().is_empty() {
             serde_json::json!({"type": "FeatureCollection", "features": []})
         } else {
@@ -101,7 +158,12 @@ impl AppState {
         let (hub, _) = broadcast::channel(hub::CLIENT_QUEUE);
         let qr_svg = qr::svg(&setup.url);
         let rules = crate::rules::for_scenario(&scenario);
-        let first = hub::snapshot(&scenario, rules.as_ref(), 0, &feed.borrow().clone());
+        let slots = crate::seat::slots(&scenario);
+        let served = match seating {
+            Seating::Open => &slots[..1],
+            Seating::Seated => &slots[..],
+        };
+        let first = hub::snapshot(&scenario, rules.as_ref(), served, 0, &feed.borrow().clone());
         let state = Arc::new(Self {
             rules,
             pub_battles: PubBattles::new(scenario.rules),
@@ -112,13 +174,26 @@ impl AppState {
             feed,
             hub,
             cup: Mutex::new(cup),
-            recorder: setup.recorder.map(|r| Arc::new(Mutex::new(r))),
+            seating,
+            seats,
+            slots,
+            recorder: recorder.map(|r| Arc::new(Mutex::new(r))),
             identify: setup.identify,
             url: setup.url,
             qr_svg,
             limiter: Mutex::new(HashMap::new()),
+            sockets: Mutex::new(HashMap::new()),
         });
         Ok(state)
+    }
+
+    /// The seats the hub builds messages for: all of them, or the umpire's alone on an
+    /// open table.
+    pub fn served_seats(&self) -> &[Seat] {
+        match self.seating {
+            Seating::Open => &self.slots[..1],
+            Seating::Seated => &self.slots,
+        }
     }
 
     /// The current snapshot (cheap: an Arc).
@@ -201,13 +276,77 @@ async fn limit_rate(
     }
 }
 
-async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade
-        .max_message_size(4 * 1024)
-        .on_upgrade(move |socket| hub::client(state, socket))
+/// WebSocket connections one address may hold: a phone needs one (two while it
+/// reconnects); the load test holds 20 from loopback.
+pub const SOCKETS_PER_ADDRESS: usize = 32;
+/// WebSocket connections in all: a pub table is a handful of phones and a stream.
+pub const SOCKETS_IN_ALL: usize = 256;
+
+/// One open WebSocket, counted while it lives.
+struct SocketSlot {
+    state: Arc<AppState>,
+    ip: IpAddr,
 }
 
-fn asset(content_type: &'static str, body: &'static str) -> Response {
+impl SocketSlot {
+    /// Count a new connection from `ip`, or say why not.
+    fn take(state: &Arc<AppState>, ip: IpAddr) -> Result<Self, String> {
+        let mut sockets = state.sockets.lock().expect("sockets lock");
+        let all: usize = sockets.values().sum();
+        let mine = sockets.get(&ip).copied().unwrap_or(0);
+        if mine >= SOCKETS_PER_ADDRESS {
+            return Err(format!(
+                "too many live connections: at most {SOCKETS_PER_ADDRESS} from one address"
+            ));
+        }
+        if all >= SOCKETS_IN_ALL {
+            return Err(format!(
+                "too many live connections: at most {SOCKETS_IN_ALL} in all"
+            ));
+        }
+        *sockets.entry(ip).or_default() += 1;
+        Ok(Self {
+            state: state.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for SocketSlot {
+    fn drop(&mut self) {
+        let mut sockets = self.state.sockets.lock().expect("sockets lock");
+        if let Some(n) = sockets.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                sockets.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// GET /ws: the live feed of the viewer's seat (its token in `?seat=`).
+async fn ws(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    viewer: seats::Viewer,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let slot = match SocketSlot::take(&state, addr.ip()) {
+        Ok(slot) => slot,
+        Err(reason) => {
+            return api::ApiError::new(StatusCode::TOO_MANY_REQUESTS, reason).into_response();
+        }
+    };
+    upgrade
+        .max_message_size(4 * 1024)
+        .on_upgrade(move |socket| async move {
+            hub::client(state, viewer.slot, socket).await;
+            drop(slot);
+        })
+}
+
+/// A file of the page, embedded in the binary: text or bytes (the icons).
+fn asset(content_type: &'static str, body: impl IntoResponse) -> Response {
     (
         [
             (header::CONTENT_TYPE, content_type),
@@ -218,9 +357,17 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
         .into_response()
 }
 
+/// GET /map.svg: the scenario's map, under a policy that runs none of its scripts.
 async fn map_svg(State(state): State<Arc<AppState>>) -> Response {
     match &state.map_svg {
-        Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml")], svg.clone()).into_response(),
+        Some(svg) => (
+            [
+                (header::CONTENT_TYPE, "image/svg+xml"),
+                (header::CONTENT_SECURITY_POLICY, guard::IMAGE_CSP),
+            ],
+            svg.clone(),
+        )
+            .into_response(),
         None => api::ApiError::new(StatusCode::NOT_FOUND, "this scenario has no map image")
             .into_response(),
     }
@@ -228,7 +375,10 @@ async fn map_svg(State(state): State<Arc<AppState>>) -> Response {
 
 async fn qr_svg(State(state): State<Arc<AppState>>) -> Response {
     (
-        [(header::CONTENT_TYPE, "image/svg+xml")],
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CONTENT_SECURITY_POLICY, guard::IMAGE_CSP),
+        ],
         state.qr_svg.clone(),
     )
         .into_response()
@@ -251,6 +401,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/log", get(api::log))
         .route("/log/{seq}", get(api::log_state))
         .route("/identify", post(api::identify))
+        .route("/seat", get(seats::seat))
+        .route("/seats", get(seats::seats))
         .fallback(api::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
     Router::new()
@@ -273,6 +425,15 @@ pub fn router(state: Arc<AppState>) -> Router {
             }),
         )
         .route(
+            "/seat.js",
+            get(|| async {
+                asset(
+                    "text/javascript; charset=utf-8",
+                    include_str!("../../web/seat.js"),
+                )
+            }),
+        )
+        .route(
             "/style.css",
             get(|| async {
                 asset(
@@ -281,25 +442,95 @@ pub fn router(state: Arc<AppState>) -> Router {
                 )
             }),
         )
+        // Installable: the manifest and its icons (a home-screen page opens full screen).
+        .route(
+            "/manifest.webmanifest",
+            get(|| async {
+                asset(
+                    "application/manifest+json",
+                    include_str!("../../web/manifest.webmanifest"),
+                )
+            }),
+        )
+        .route(
+            "/icon.svg",
+            get(|| async { asset("image/svg+xml", include_str!("../../web/icon.svg")) }),
+        )
+        .route(
+            "/icon-192.png",
+            get(|| async { asset("image/png", &include_bytes!("../../web/icon-192.png")[..]) }),
+        )
+        .route(
+            "/icon-512.png",
+            get(|| async { asset("image/png", &include_bytes!("../../web/icon-512.png")[..]) }),
+        )
         .route("/map.svg", get(map_svg))
         .route("/qr.svg", get(qr_svg))
         .route("/ws", get(ws))
         .nest("/api", api)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        // gzip when the client takes it: the demo's state JSON goes from 20.7 to 2.1 KB,
+        // app.js from 29 to 10 KB (the WebSocket's frames are not compressed).
+        .layer(tower_http::compression::CompressionLayer::new())
+        .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .with_state(state)
 }
 
+/// How long a client may take to send a request's headers. A phone sends them in one
+/// packet; a client that trickles them a byte at a time (slowloris) holds a connection
+/// and its task for nothing, and is cut off.
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Serve on `listener` until the task is dropped; the hub task runs beside the server.
+///
+/// The accept loop is hyper's own rather than `axum::serve`, which sets no timer and so
+/// no header read timeout ([`HEADER_READ_TIMEOUT`]).
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
-    let hub = tokio::spawn(hub::run(state.clone()));
-    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
-    // Small WebSocket frames must leave at once, not wait for Nagle's algorithm.
-    let listener = listener.tap_io(|tcp| {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use tower::ServiceExt;
+
+    /// Kills the hub when serving stops, however it stops.
+    struct Hub(tokio::task::JoinHandle<()>);
+    impl Drop for Hub {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let _hub = Hub(tokio::spawn(hub::run(state.clone())));
+    let app = router(state);
+    loop {
+        let (tcp, remote) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                // Out of file descriptors and the like: wait rather than spin.
+                tracing::warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // Small WebSocket frames must leave at once, not wait for Nagle's algorithm.
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
-    });
-    let result = axum::serve(listener, app).await;
-    hub.abort();
-    result
+        let service =
+            app.clone()
+                .map_request(move |mut request: Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(remote));
+                    request.map(axum::body::Body::new)
+                });
+        tokio::spawn(async move {
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
+                .serve_connection(
+                    TokioIo::new(tcp),
+                    hyper_util::service::TowerToHyperService::new(service),
+                )
+                .with_upgrades()
+                .await;
+            if let Err(e) = served {
+                tracing::debug!(error = %e, %remote, "connection ended");
+            }
+        });
+    }
 }

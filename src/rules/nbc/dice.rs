@@ -6,8 +6,11 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::dice::{Die, Roller};
-use crate::scenario::ArtilleryWeight;
+use super::{Aspect, Nbc};
+use crate::dice::{Die, RollId, Roller};
+use crate::rules::{RuleSet as _, TableRollError};
+use crate::scenario::{ArtilleryWeight, Scenario};
+use crate::table::{TableState, UnitKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -216,6 +219,91 @@ pub fn fire(roller: &mut Roller, fire: &ArtilleryFire) -> Result<FireResult, Out
         first,
         rerolled,
         hits,
+    })
+}
+
+/// A battery's fire rolled on the table, as `aide roll --bombard` and the page roll it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TableFire {
+    pub gun: String,
+    pub target: String,
+    pub roll_id: RollId,
+    pub fire: ArtilleryFire,
+    pub result: FireResult,
+}
+
+/// GUN fires at TARGET if the table allows it. The battery is taken as Fresh and
+/// un-disordered and the target without skirmishers: the table does not show those
+/// markers. The bonus re-roll of misses is earned by "Firing into Flank of Target" and
+/// "Target is within 5cm of un-disordered enemy cavalry".
+pub fn fire_on_table(
+    scenario: &Scenario,
+    table: &TableState,
+    gun: &str,
+    target: &str,
+    roller: &mut Roller,
+) -> Result<TableFire, TableRollError> {
+    let on_table = |id: &str| {
+        table
+            .piece(id)
+            .ok_or_else(|| TableRollError::NotOnTable(id.to_owned()))
+    };
+    let (gun_piece, target_piece) = (on_table(gun)?, on_table(target)?);
+    let report = Nbc.check_table(scenario, table);
+    let shot = report
+        .pieces
+        .iter()
+        .find(|p| p.id == gun)
+        .and_then(|p| p.nbc.as_ref())
+        .and_then(|n| n.artillery.iter().find(|t| t.target == target))
+        .ok_or_else(|| {
+            TableRollError::Refused(format!(
+                "{target} is not within Long range of battery {gun:?}"
+            ))
+        })?;
+    if !shot.allowed {
+        return Err(TableRollError::Refused(format!(
+            "{gun} may not fire at {target}: {}",
+            shot.reason
+        )));
+    }
+    let unit = scenario
+        .unit(gun)
+        .ok_or_else(|| TableRollError::NotOnTable(gun.to_owned()))?;
+    let weight = unit
+        .weight
+        .ok_or_else(|| TableRollError::Refused(format!("{gun} is not a battery")))?;
+    let mut reroll_because = Vec::new();
+    if matches!(shot.into, Aspect::LeftFlank | Aspect::RightFlank) {
+        reroll_because.push("firing into the target's flank".to_owned());
+    }
+    if let Some(cav) = table.pieces.iter().find(|p| {
+        p.side == gun_piece.side
+            && matches!(p.kind, UnitKind::Cavalry | UnitKind::Dragoons)
+            && crate::geom::edge_distance(&p.footprint.polygon(), &target_piece.footprint.polygon())
+                * crate::model::CM_PER_IN
+                <= 5.0
+    }) {
+        reroll_because.push(format!("target within 5 cm of {} (cavalry)", cav.id));
+    }
+    let fire = ArtilleryFire {
+        weight,
+        distance_cm: shot.distance_cm,
+        q: unit.q.unwrap_or(3),
+        different_level: shot.different_level,
+        target_skirmishers: false,
+        disordered: false,
+        fatigue: Fatigue::Fresh,
+        reroll_because,
+    };
+    let roll_id = roller.id();
+    let result = self::fire(roller, &fire).map_err(|e| TableRollError::Refused(e.to_string()))?;
+    Ok(TableFire {
+        gun: gun.to_owned(),
+        target: target.to_owned(),
+        roll_id,
+        fire,
+        result,
     })
 }
 

@@ -4,8 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Arm;
-use crate::dice::{Die, Roller};
+use super::{Arm, OhwHex};
+use crate::dice::{Die, RollId, Roller};
+use crate::rules::{RuleSet as _, TableRollError};
+use crate::scenario::Scenario;
+use crate::table::TableState;
 
 /// What the shooting roll needs to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +67,68 @@ fn hits_from(die: u8, modifiers: Vec<(i32, String)>) -> ShotResult {
         modifiers,
         hits: total.max(0) as u32,
     }
+}
+
+/// A shot rolled on the table, as `aide roll --combat` and the page's dice roll it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableShot {
+    pub shooter: String,
+    pub target: String,
+    pub roll_id: RollId,
+    pub facts: ShotFacts,
+    pub result: ShotResult,
+}
+
+/// SHOOTER shoots TARGET if the table allows the shot ("can only shoot at a single unit
+/// in the hex they are facing", in range, not moved): a D3 with its modifiers. Smoke is
+/// not on the table, so it is taken as not in play.
+pub fn shoot_on_table(
+    scenario: &Scenario,
+    table: &TableState,
+    shooter: &str,
+    target: &str,
+    roller: &mut Roller,
+) -> Result<TableShot, TableRollError> {
+    let report = OhwHex.check_table(scenario, table);
+    let hex = report
+        .pieces
+        .iter()
+        .find(|p| p.id == shooter)
+        .and_then(|p| p.hex.as_ref())
+        .ok_or_else(|| TableRollError::NotOnTable(shooter.to_owned()))?;
+    if table.piece(target).is_none() {
+        return Err(TableRollError::NotOnTable(target.to_owned()));
+    }
+    let shot = hex
+        .shots
+        .iter()
+        .find(|s| s.target == target)
+        .ok_or_else(|| {
+            TableRollError::Refused(format!("{target} is not within {shooter}'s range"))
+        })?;
+    if !shot.allowed {
+        return Err(TableRollError::Refused(format!(
+            "{shooter} may not shoot {target}: {}",
+            shot.reason
+        )));
+    }
+    let facts = ShotFacts {
+        shooter: hex.arm.ok_or_else(|| {
+            TableRollError::Refused("only infantry, cavalry and artillery shoot".into())
+        })?,
+        range_hex: shot.range_hex,
+        target_in_cover: shot.target_cover.is_some(),
+        smoke: false,
+    };
+    let roll_id = roller.id();
+    let result = shoot(roller, &facts);
+    Ok(TableShot {
+        shooter: shooter.to_owned(),
+        target: target.to_owned(),
+        roll_id,
+        facts,
+        result,
+    })
 }
 
 /// How a morale test ended.
