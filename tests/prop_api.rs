@@ -61,6 +61,14 @@ const ROUTES: &[(&str, &str, Input, Schema)] = &[
     ("get", "/style.css", Input::Query, &[]),
     ("get", "/map.svg", Input::Query, &[]),
     ("get", "/qr.svg", Input::Query, &[]),
+    ("get", "/seat.js", Input::Query, &[]),
+    ("get", "/manifest.webmanifest", Input::Query, &[]),
+    ("get", "/icon.svg", Input::Query, &[]),
+    ("get", "/icon-192.png", Input::Query, &[]),
+    ("get", "/icon-512.png", Input::Query, &[]),
+    // A seat's token comes as `seat=` (or a bearer header); the fuzzed table is open.
+    ("get", "/api/seat", Input::Query, &[("seat", Side)]),
+    ("get", "/api/seats", Input::Query, &[("seat", Side)]),
     ("get", "/ws", Input::Query, &[]),
     ("get", "/api/state", Input::Query, &[]),
     ("get", "/api/scenario", Input::Query, &[]),
@@ -325,7 +333,7 @@ fn server() -> &'static Fuzzed {
 /// Field names the handlers read.
 const KEYS: &[&str] = &[
     "notation", "combat", "bombard", "seed", "viewer", "kind", "hq", "command", "in_range", "unit",
-    "x_in", "y_in", "from", "to",
+    "x_in", "y_in", "from", "to", "seat",
 ];
 
 /// Strings worth trying: the server's own ids, points, roll ids, notations, kinds.

@@ -16,6 +16,8 @@
 //! `cargo test --release --test soak -- --ignored --nocapture`; `SOAK_SECS` sets the
 //! duration (3600 by default), so `SOAK_SECS=60` checks that it works.
 
+mod common;
+
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
@@ -23,7 +25,7 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
 use aide::capture::Frame;
-use aide::journal::{Journal, Recorder, now_ms};
+use aide::journal::{Recorder, now_ms};
 use aide::live::Observer;
 use aide::scenario::Scenario;
 use aide::sim::{self, Hand, Scene};
@@ -276,14 +278,6 @@ fn quantile(values: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
-/// Events as (kind, unit): what a misread would change.
-fn keys(events: &[Event]) -> Vec<(&'static str, String)> {
-    events
-        .iter()
-        .map(|e| (e.kind(), e.unit().to_owned()))
-        .collect()
-}
-
 /// How many of `expected` and `seen` line up, in order (longest common subsequence).
 fn matched(expected: &[(&str, String)], seen: &[(&str, String)]) -> usize {
     let mut row = vec![0usize; seen.len() + 1];
@@ -342,20 +336,14 @@ fn an_hour_of_the_scripted_game_through_the_camera_pipeline() {
     let elapsed = started.elapsed().as_secs_f64();
     let rss_end = piped.rss_last_frame_mib;
 
-    let stored: Vec<Event> = Journal::open_existing(&db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.event)
-        .collect();
+    let stored = common::stored_events(&db);
     let deriver = EventDeriver::new(&scenario);
     let expected: Vec<Event> = filmed
         .shown
         .windows(2)
         .flat_map(|w| deriver.events(&scenario, &tables[w[0]], &tables[w[1]], false))
         .collect();
-    let (expected_keys, stored_keys) = (keys(&expected), keys(&stored));
+    let (expected_keys, stored_keys) = (common::keys(&expected), common::keys(&stored));
     let matching = matched(&expected_keys, &stored_keys);
     let ages = &piped.ages_ms;
     let tenth = (ages.len() / 10).max(1);
