@@ -318,7 +318,16 @@ impl Tracker {
             });
         }
         let window = self.window.as_mut().expect("set above");
-        if window.committed || frame.ts_ms - window.since_ms < self.config.settle_ms {
+        // Committed only on a frame that saw every piece of the window. A misread (a
+        // block seen 0.6 in off, or in another colour) joins the window as a piece of its
+        // own while the block's own piece misses that frame; on a camera that stalled (two
+        // frames 0.7 s apart, the second misread) both passed "seen in half the frames",
+        // and one block was committed under two names. Waiting for a frame in which
+        // nothing is missing lets the next frames show which reading was the block.
+        if window.committed
+            || frame.ts_ms - window.since_ms < self.config.settle_ms
+            || window.tracks.iter().any(|t| t.missed_in_a_row > 0)
+        {
             return None;
         }
         window.committed = true;

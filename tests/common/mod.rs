@@ -1,5 +1,5 @@
 //! What the scripted-game tests share: the events a script makes, and the check that a
-//! journal holds them.
+//! journal holds them; and the property tests' case count.
 
 // Each test file compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
@@ -52,4 +52,18 @@ pub fn stored_events(db: &std::path::Path) -> Vec<Event> {
         .into_iter()
         .map(|e| e.event)
         .collect()
+}
+
+/// A property test's configuration with `cases` cases, unless the PROPTEST_CASES
+/// variable asks for another number (for a longer hunt). For tests whose case costs
+/// more than the 256 cases proptest runs by default would fit in CI.
+pub fn proptest_cases(cases: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(cases);
+    proptest::test_runner::Config {
+        cases,
+        ..proptest::test_runner::Config::default()
+    }
 }
