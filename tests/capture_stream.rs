@@ -150,7 +150,6 @@ fn a_wrong_address_or_a_server_with_no_stream_is_refused_with_a_reason() {
 async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_stream() {
     use aide::journal::Recorder;
     use aide::live::{CameraFeed, FrameAges};
-    use aide::sim::{self, ScriptedCamera};
     use aide::track::{Tracker, TrackerConfig};
     use aide::vision::{ColourModel, TableObserver};
     use aide::web::feed::{Publisher, Source};
@@ -163,16 +162,8 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
     const HOLD: u32 = 30;
     let scenario = demo::scenario().unwrap();
     let tables: Vec<_> = demo::tables(&scenario).unwrap()[..4].to_vec();
-    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
-    let lens = base.pinhole().intrinsics;
-    let mut camera = ScriptedCamera::new(
-        scenario.clone(),
-        tables.clone(),
-        base.clone(),
-        sim::scenario_map(&scenario, base.seed).unwrap(),
-        1000.0,
-    )
-    .with_timing(REACH, HOLD);
+    let (camera, lens) = common::demo_camera(&scenario, &tables, 1000.0);
+    let mut camera = camera.with_timing(REACH, HOLD);
     let mut frames: Vec<Vec<u8>> = Vec::new();
     let mut last: Option<RgbImage> = None;
     for _ in 0..tables.len() as u32 * (REACH + HOLD) {

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use aide::capture::FrameSource;
 use aide::capture::video::{Pace, VideoFile};
-use aide::sim::{self, ScriptedCamera};
 use aide::track::Event;
 use aide::web::demo;
 use image::RgbImage;
@@ -162,16 +161,8 @@ fn a_recorded_game_becomes_a_journal_of_the_scripts_events() {
     let scenario = demo::scenario().unwrap();
     // The frames of tests/live.rs's scripted game, which the detector reads right raw.
     let tables: Vec<_> = demo::tables(&scenario).unwrap()[..4].to_vec();
-    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
-    let lens = base.pinhole().intrinsics;
-    let mut camera = ScriptedCamera::new(
-        scenario.clone(),
-        tables.clone(),
-        base.clone(),
-        sim::scenario_map(&scenario, base.seed).unwrap(),
-        1000.0,
-    )
-    .with_timing(2, 9);
+    let (camera, lens) = common::demo_camera(&scenario, &tables, 1000.0);
+    let mut camera = camera.with_timing(2, 9);
     let frames: Vec<RgbImage> = (0..4 * 11)
         .map(|_| camera.next_frame().unwrap().image)
         .collect();

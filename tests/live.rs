@@ -11,7 +11,6 @@ use aide::capture::FrameSource;
 use aide::journal::Recorder;
 use aide::live::Observer;
 use aide::scenario::Scenario;
-use aide::sim::{self, ScriptedCamera};
 use aide::track::{Tracker, TrackerConfig};
 use aide::vision::{ColourModel, TableObserver};
 
@@ -25,11 +24,8 @@ fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
     // at (7.2, 9.8) reads 4.8 degrees off its true facing (0.4 at 1280x720), past the
     // tracker's 3 degrees of stillness, and is logged as moved. hardware.md asks for
     // 1080p; the low-resolution reading is written in the stop's note.
-    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
-    let lens = base.pinhole().intrinsics;
-    let map = sim::scenario_map(&scenario, base.seed).unwrap();
-    let mut camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, map, 1000.0).with_timing(2, 9);
+    let (camera, lens) = common::demo_camera(&scenario, &tables, 1000.0);
+    let mut camera = camera.with_timing(2, 9);
     let mut observer = TableObserver::new(&scenario, Some(lens), ColourModel::builtin());
     let shared = Arc::new(scenario.clone());
     let mut tracker = Tracker::resume(shared.clone(), TrackerConfig::default(), tables[0].clone());
@@ -91,13 +87,9 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
     let db = dir.path().join("game.db");
     let shared = Arc::new(scenario.clone());
     let recorder = Recorder::open(&db, shared.clone()).unwrap();
-    // 1280x720, as in the test above.
-    let base = sim::random_scene(2, 36.0, 24.0, 1280, 720);
-    let lens = base.pinhole().intrinsics;
     // Each table still for 2 s after a hand in view for 0.3 s, 10 frames a second.
-    let map = sim::scenario_map(&scenario, base.seed).unwrap();
-    let camera =
-        ScriptedCamera::new(scenario.clone(), tables.clone(), base, map, 10.0).with_timing(3, 20);
+    let (camera, lens) = common::demo_camera(&scenario, &tables, 10.0);
+    let camera = camera.with_timing(3, 20);
     let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
     let (opened_tx, _opened_rx) = std::sync::mpsc::channel();
     let tracker = Arc::new(std::sync::Mutex::new(Tracker::resume(
