@@ -49,11 +49,8 @@ impl MapTexture {
     /// (0, 0) to (`map_w_in`, `map_h_in`). SVG is rasterised (with the system's fonts, for
     /// its lettering); PNG and JPEG scans are used as they are.
     pub fn from_file(path: &Path, map_w_in: f64, map_h_in: f64) -> Result<Self, MapImageError> {
-        let fail = |reason: String| MapImageError {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot be read: {e}")))?;
+        let fail = |reason| unusable(path, reason);
+        let bytes = read_map(path)?;
         let is_svg = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
@@ -90,11 +87,8 @@ impl MapTexture {
     /// Read an SVG map drawn at its printed size (`width="36in" height="24in"`), and
     /// that size in inches.
     pub fn from_svg_at_its_size(path: &Path) -> Result<(Self, f64, f64), MapImageError> {
-        let fail = |reason: String| MapImageError {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot be read: {e}")))?;
+        let fail = |reason| unusable(path, reason);
+        let bytes = read_map(path)?;
         let tree = parse_svg(&bytes, path.parent()).map_err(fail)?;
         // usvg gives the size in CSS pixels, 96 to the inch.
         let (w_in, h_in) = (
@@ -236,6 +230,17 @@ impl MapTexture {
             top + (bottom - top) * ty
         })
     }
+}
+
+fn unusable(path: &Path, reason: String) -> MapImageError {
+    MapImageError {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
+fn read_map(path: &Path) -> Result<Vec<u8>, MapImageError> {
+    std::fs::read(path).map_err(|e| unusable(path, format!("cannot be read: {e}")))
 }
 
 fn parse_svg(bytes: &[u8], resources: Option<&Path>) -> Result<usvg::Tree, String> {
