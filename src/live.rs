@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, FrameSource, SourceKind};
 use crate::journal::now_ms;
-use crate::track::{AssignError, Identification};
+use crate::table::{Pose, Status};
+use crate::track::{AssignError, Event, Identification};
 use crate::track::{Observation, Tracker};
 use crate::web::feed::{Feed, Identify, Publisher, Source};
 
@@ -122,7 +123,7 @@ impl Feed for CameraFeed {
             // server in the order the tracker made them.
             let mut tracker = tracker.lock().expect("tracker lock");
             if let Some(table) = tracker.push(&observation) {
-                publisher.table(table);
+                publisher.corrected(table, tracker.take_corrections());
             }
             drop(tracker);
             ages.record(now_ms().saturating_sub(frame.ts_ms).max(0) as u64);
@@ -158,13 +159,41 @@ pub struct Namer {
     pub publisher: Publisher,
 }
 
+impl Namer {
+    /// Make one correction under the tracker's lock and publish the table after it.
+    fn correct<T: Clone + Into<Event>>(
+        &self,
+        f: impl FnOnce(&mut Tracker) -> Result<T, AssignError>,
+    ) -> Result<T, AssignError> {
+        let mut tracker = self.tracker.lock().expect("tracker lock");
+        let done = f(&mut tracker)?;
+        let table = tracker.stable().expect("corrected on it").clone();
+        self.publisher.corrected(table, vec![done.clone().into()]);
+        Ok(done)
+    }
+}
+
 impl Identify for Namer {
     fn identify(&self, unit: &str, x_in: f64, y_in: f64) -> Result<Identification, AssignError> {
-        let mut tracker = self.tracker.lock().expect("tracker lock");
-        let identification = tracker.assign(unit, x_in, y_in)?;
-        let table = tracker.stable().expect("a piece was named on it").clone();
-        self.publisher.identified(table, identification.clone());
-        Ok(identification)
+        self.correct(|t| t.assign(unit, x_in, y_in))
+    }
+
+    fn veto(&self, x_in: f64, y_in: f64, by: &str) -> Result<Event, AssignError> {
+        self.correct(|t| t.veto(x_in, y_in, by))
+    }
+
+    fn place(
+        &self,
+        unit: &str,
+        pose: Pose,
+        status: Status,
+        by: &str,
+    ) -> Result<Event, AssignError> {
+        self.correct(|t| t.place(unit, pose, status, by))
+    }
+
+    fn unplace(&self, unit: &str, by: &str) -> Result<Event, AssignError> {
+        self.correct(|t| t.unplace(unit, by))
     }
 }
 

@@ -21,7 +21,7 @@ use crate::scenario::Scenario;
 use crate::seat::Seat;
 use crate::seat::view::SeatView;
 use crate::table::TableState;
-use crate::track::Identification;
+use crate::track::Event;
 
 /// Messages a client may fall behind before it is dropped.
 pub const CLIENT_QUEUE: usize = 16;
@@ -174,8 +174,8 @@ pub fn snapshot(
 pub async fn run(state: Arc<AppState>) {
     record(&state, state.current().table.clone(), Vec::new()).await;
     let mut feed = state.feed.clone();
-    // How many of the feed's identifications the journal has taken.
-    let mut identified = 0;
+    // How many of the feed's corrections the journal has taken.
+    let mut corrected = 0;
     let mut tick = tokio::time::interval(STATUS_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -190,10 +190,10 @@ pub async fn run(state: Arc<AppState>) {
                     status_out(&state, &view);
                     continue;
                 }
-                // People's namings since the last table recorded: they come with a new
-                // table, never with a status change.
-                let new_names = view.identified.get(identified..).unwrap_or_default().to_vec();
-                identified = view.identified.len();
+                // Corrections since the last table recorded: they come with a new table,
+                // never with a status change.
+                let corrections = view.corrections.get(corrected..).unwrap_or_default().to_vec();
+                corrected = view.corrections.len();
                 let worker = state.clone();
                 let snap = match tokio::task::spawn_blocking(move || {
                     snapshot(&worker.scenario, worker.rules.as_ref(), worker.served_seats(), worker.hub.receiver_count(), &view)
@@ -206,7 +206,7 @@ pub async fn run(state: Arc<AppState>) {
                 };
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
-                record(&state, snap.table.clone(), new_names).await;
+                record(&state, snap.table.clone(), corrections).await;
                 let messages = Out::PerSeat(Arc::new(snap.messages.clone()));
                 *state.snapshot.write().expect("snapshot lock") = Arc::new(snap);
                 // No receivers is fine: nobody is looking.
@@ -221,15 +221,15 @@ pub async fn run(state: Arc<AppState>) {
 }
 
 /// Store a stable table in the journal, when the server keeps one, off the runtime,
-/// after the pieces people named since the last one.
-async fn record(state: &AppState, table: Arc<TableState>, named: Vec<Identification>) {
+/// after the corrections of the tracker since the last one.
+async fn record(state: &AppState, table: Arc<TableState>, corrections: Vec<Event>) {
     let Some(recorder) = state.recorder.clone() else {
         return;
     };
     let stored = tokio::task::spawn_blocking(move || {
         let mut r = recorder.lock().expect("recorder lock");
-        for identification in &named {
-            r.identify(identification)?;
+        for correction in &corrections {
+            r.correct(correction)?;
         }
         r.observe(&table, crate::journal::now_ms())
     })
