@@ -364,3 +364,427 @@ fn a_piece_placed_by_hand_is_held_until_the_camera_sees_it_and_every_step_is_jou
     // No move for the handover (0.4 in and 10° between hand and camera), no added.
     assert_eq!(events, expected);
 }
+
+/// A camera for the server test: a tiny frame every 50 ms, read by [`ScriptedEyes`].
+struct Ticks(u64);
+
+impl aide::capture::FrameSource for Ticks {
+    fn next_frame(&mut self) -> Result<aide::capture::Frame, aide::capture::CaptureError> {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        self.0 += 1;
+        Ok(aide::capture::Frame {
+            image: image::RgbImage::new(1, 1),
+            ts_ms: aide::journal::now_ms(),
+            index: self.0,
+        })
+    }
+    fn kind(&self) -> aide::capture::SourceKind {
+        aide::capture::SourceKind::Camera
+    }
+    fn describe(&self) -> String {
+        "scripted detections".into()
+    }
+}
+
+/// What the test's detector "sees": the pieces, and how many frames a hand is still
+/// over the table.
+#[derive(Default)]
+struct World {
+    seen: Vec<Sighting>,
+    hand_frames: u32,
+}
+
+/// The detector of the server test: the world's detections, jittered frame by frame.
+struct ScriptedEyes(Arc<Mutex<World>>);
+
+impl aide::live::Observer for ScriptedEyes {
+    fn observe(&mut self, frame: &aide::capture::Frame) -> Result<Observation, String> {
+        let mut world = self.0.lock().unwrap();
+        let disturbance = if world.hand_frames > 0 {
+            world.hand_frames -= 1;
+            0.4
+        } else {
+            0.0
+        };
+        let k = frame.index as i64;
+        Ok(Observation {
+            ts_ms: frame.ts_ms,
+            sightings: world
+                .seen
+                .iter()
+                .enumerate()
+                .map(|(i, s)| jitter(s, k * 31 + i as i64))
+                .collect(),
+            disturbance,
+        })
+    }
+}
+
+/// The real server on the demo, seated, watching [`ScriptedEyes`] through the tracker
+/// into a SQLite journal; or, with `watched` false, a scripted replay of the setup.
+struct Served {
+    addr: std::net::SocketAddr,
+    state: Arc<aide::web::AppState>,
+    world: Arc<Mutex<World>>,
+    http: reqwest::Client,
+}
+
+impl Served {
+    async fn start(scenario: &Arc<Scenario>, watched: bool, db: Option<&Path>) -> Self {
+        use aide::web::feed::{Publisher, Source};
+        use aide::web::{AppState, Seating, Setup};
+        let setup = scenario.setup_table();
+        let (publisher, rx) = Publisher::new(setup.clone(), Source::Replay);
+        let world = Arc::new(Mutex::new(World {
+            seen: camera(scenario),
+            hand_frames: 0,
+        }));
+        let tracker = Arc::new(Mutex::new(Tracker::resume(
+            scenario.clone(),
+            TrackerConfig::default(),
+            setup.clone(),
+        )));
+        let namer = watched.then(|| {
+            Arc::new(aide::live::Namer {
+                tracker: tracker.clone(),
+                publisher: publisher.clone(),
+            }) as Arc<dyn aide::web::feed::Identify>
+        });
+        let state = AppState::with_seating(
+            Setup {
+                scenario: (**scenario).clone(),
+                map_svg: None,
+                terrain_geojson: String::new(),
+                recorder: db.map(|db| Recorder::open(db, scenario.clone()).unwrap()),
+                identify: namer,
+                url: "http://127.0.0.1/".into(),
+            },
+            Seating::Seated,
+            rx,
+        )
+        .unwrap();
+        if watched {
+            let (opened, _) = std::sync::mpsc::channel();
+            aide::web::feed::spawn(
+                Box::new(aide::live::CameraFeed {
+                    open: Box::new(
+                        || Ok(Box::new(Ticks(0)) as Box<dyn aide::capture::FrameSource>),
+                    ),
+                    observer: Box::new(ScriptedEyes(world.clone())),
+                    tracker,
+                    opened,
+                    ages: Arc::default(),
+                }),
+                publisher,
+            )
+            .unwrap();
+        } else {
+            aide::web::feed::spawn(
+                Box::new(aide::web::feed::Replay {
+                    tables: vec![setup],
+                    rate: 0.0,
+                }),
+                publisher,
+            )
+            .unwrap();
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(aide::web::serve(listener, state.clone()));
+        Self {
+            addr,
+            state,
+            world,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    fn token(&self, seat: &str) -> String {
+        use aide::seat::Seat;
+        let seat = match seat {
+            "umpire" => Seat::Umpire,
+            side => Seat::Side(side.into()),
+        };
+        self.state.seats.token(&seat).unwrap().to_owned()
+    }
+
+    /// POST as `seat` ("" = no token: a spectator): status and body.
+    async fn post(
+        &self,
+        seat: &str,
+        path: &str,
+        body: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        let mut r = self
+            .http
+            .post(format!("http://{}{path}", self.addr))
+            .json(&body);
+        if !seat.is_empty() {
+            r = r.bearer_auth(self.token(seat));
+        }
+        let r = r.send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap())
+    }
+
+    async fn get(&self, seat: &str, path: &str) -> serde_json::Value {
+        let r = self
+            .http
+            .get(format!("http://{}{path}", self.addr))
+            .bearer_auth(self.token(seat));
+        r.send().await.unwrap().json().await.unwrap()
+    }
+
+    /// The umpire's table: (seq, pieces as (id, x, y, heading)).
+    async fn table(&self) -> (u64, Vec<(String, f64, f64, f64)>) {
+        let state = self.get("umpire", "/api/state").await;
+        let pieces = state["table"]["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_str().unwrap().to_owned(),
+                    p["pose"]["x_in"].as_f64().unwrap(),
+                    p["pose"]["y_in"].as_f64().unwrap(),
+                    p["pose"]["heading_deg"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        (state["seq"].as_u64().unwrap(), pieces)
+    }
+
+    /// The next stable table after `seq`, waiting up to 20 s.
+    async fn after(&self, seq: u64) -> (u64, Vec<(String, f64, f64, f64)>) {
+        for _ in 0..400 {
+            let table = self.table().await;
+            if table.0 > seq {
+                return table;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("no stable table after #{seq} within 20 s");
+    }
+
+    /// A hand over the table for 0.3 s, and the stable table after it.
+    async fn hand(&self) -> (u64, Vec<(String, f64, f64, f64)>) {
+        let seq = self.table().await.0;
+        self.world.lock().unwrap().hand_frames = 6;
+        self.after(seq).await
+    }
+}
+
+fn within(pieces: &[(String, f64, f64, f64)], x: f64, y: f64, reach: f64) -> Vec<&str> {
+    pieces
+        .iter()
+        .filter(|p| (p.1 - x).hypot(p.2 - y) <= reach)
+        .map(|p| p.0.as_str())
+        .collect()
+}
+
+/// The veto and a piece placed by hand through the real server: seats, fog of war in
+/// the answer, the table over the next stable states, the handover, the journal and
+/// `aide log`; and a scripted replay's 409.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_vetoes_a_phantom_and_places_a_missed_piece_on_a_real_server() {
+    let scenario = demo();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let server = Served::start(&scenario, true, Some(&db)).await;
+    let (x, y, _) = PHANTOM;
+
+    // The first commit: the phantom stands in the river under the missed block's name.
+    let (seq, pieces) = server.after(0).await;
+    assert_eq!(within(&pieces, x, y, 0.5), [MISSED]);
+    assert_eq!(pieces.len(), 30);
+
+    // A spectator may not veto.
+    let (code, body) = server
+        .post("", "/api/veto", serde_json::json!({"x_in": x, "y_in": y}))
+        .await;
+    assert_eq!(code, 403, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("a spectator cannot veto a piece")
+    );
+    // Nor veto nothing.
+    let (code, body) = server
+        .post(
+            "red",
+            "/api/veto",
+            serde_json::json!({"x_in": 0.3, "y_in": 0.3}),
+        )
+        .await;
+    assert_eq!(code, 422, "{body}");
+
+    // Red vetoes the blue phantom: the answer names it by its block's handle only.
+    let (code, body) = server
+        .post(
+            "red",
+            "/api/veto",
+            serde_json::json!({"x_in": x + 0.2, "y_in": y}),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(
+        (body["event"].as_str(), body["by"].as_str()),
+        (Some("vetoed"), Some("red"))
+    );
+    assert!(
+        !body.to_string().contains(MISSED),
+        "red must not read a blue id: {body}"
+    );
+    assert!(body["unit"].as_str().unwrap().starts_with('?'), "{body}");
+    let (now, pieces) = server.after(seq).await;
+    assert!(within(&pieces, x, y, 1.0).is_empty());
+    // The next 5 stable states, each after a hand: the phantom is still read, never shown.
+    let mut seq = now;
+    for n in 0..5 {
+        let (next, pieces) = server.hand().await;
+        assert!(next > seq);
+        seq = next;
+        assert!(
+            within(&pieces, x, y, 1.0).is_empty(),
+            "state {n} after the veto shows {:?} at the vetoed place",
+            within(&pieces, x, y, 1.0)
+        );
+        assert_eq!(pieces.len(), 29);
+    }
+
+    // Placing the missed block by hand: a spectator and red may not; blue may.
+    let truth = scenario.setup_table().piece(MISSED).unwrap().pose;
+    let placed = (truth.x_in - 0.6, truth.y_in + 0.1, 170.0);
+    let place = serde_json::json!({"unit": MISSED, "x_in": placed.0, "y_in": placed.1, "heading_deg": placed.2});
+    let (code, body) = server.post("", "/api/place", place.clone()).await;
+    assert_eq!(code, 403, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("a spectator cannot place a piece")
+    );
+    let (code, body) = server.post("red", "/api/place", place.clone()).await;
+    assert_eq!(code, 403, "{body}");
+    assert_eq!(
+        body["error"],
+        format!("the red seat may act only for its own units, and {MISSED:?} is not one of them")
+    );
+    let (code, body) = server.post("blue", "/api/place", place.clone()).await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(
+        (body["event"].as_str(), body["unit"].as_str()),
+        (Some("placed"), Some(MISSED))
+    );
+    let (code, body) = server.post("blue", "/api/place", place.clone()).await;
+    assert_eq!(
+        (code, body["error"].as_str().unwrap()),
+        (
+            409,
+            format!("{MISSED} is on the table already: tap its piece and name it instead").as_str()
+        )
+    );
+    let (now, pieces) = server.after(seq).await;
+    let held = |pieces: &[(String, f64, f64, f64)]| {
+        pieces
+            .iter()
+            .find(|p| p.0 == MISSED)
+            .map(|p| (p.1, p.2, p.3))
+    };
+    assert_eq!(held(&pieces), Some(placed), "at once, where it was put");
+    seq = now;
+    for _ in 0..3 {
+        let (next, pieces) = server.hand().await;
+        assert!(next > seq);
+        seq = next;
+        assert_eq!(
+            held(&pieces),
+            Some(placed),
+            "held while the camera misses it"
+        );
+        assert_eq!(pieces.len(), 30);
+    }
+    // The camera sees the block, 0.61 in from where it was put: it takes over.
+    server
+        .world
+        .lock()
+        .unwrap()
+        .seen
+        .push(sighting(&scenario, &scenario.setup_table(), MISSED));
+    let (_, pieces) = server.hand().await;
+    let (hx, hy, _) = held(&pieces).unwrap();
+    assert!(
+        (hx - truth.x_in).hypot(hy - truth.y_in) < 0.05,
+        "the camera's pose ({hx:.2}, {hy:.2}), not the hand's"
+    );
+    assert_eq!(pieces.len(), 30, "one block, one name");
+
+    // The journal, as the page's log and `aide log` read it.
+    let log = server.get("umpire", "/api/log").await;
+    let kinds: Vec<(&str, &str)> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["event"]["event"].as_str().unwrap(),
+                e["event"]["unit"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            // The phantom took the missed block's name: it "moved" from its setup place.
+            ("moved", MISSED),
+            ("vetoed", MISSED),
+            ("placed", MISSED),
+            ("seen", MISSED)
+        ],
+        "no removal for the veto, no move for the handover"
+    );
+    // Red reads its own veto, the blue unit under "a blue piece"; blue reads all three.
+    let red_log = server.get("red", "/api/log").await.to_string();
+    assert!(
+        red_log.contains("\"vetoed\"") && !red_log.contains(MISSED),
+        "{red_log}"
+    );
+    let blue_log = server.get("blue", "/api/log").await.to_string();
+    assert!(blue_log.contains("\"vetoed\"") && blue_log.contains("\"seen\""));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aide"))
+        .arg("log")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "'s piece at (16.",
+        "is not a piece, says red: vetoed",
+        "placed by hand by blue at (7.60, 3.50) facing 170, fresh",
+        "seen by the camera at (8.2",
+    ] {
+        assert!(text.contains(line), "aide log lacks {line:?}:\n{text}");
+    }
+
+    // A scripted replay refuses both, with its reason.
+    let replay = Served::start(&scenario, false, None).await;
+    for (path, body) in [
+        ("/api/veto", serde_json::json!({"x_in": 8.2, "y_in": 3.4})),
+        ("/api/place", place),
+    ] {
+        let (code, body) = replay.post("blue", path, body).await;
+        assert_eq!(code, 409, "{path}: {body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("this table is a scripted replay"),
+            "{path}: {body}"
+        );
+    }
+}
