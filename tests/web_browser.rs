@@ -154,6 +154,29 @@ fn phone_page_in_headless_chromium() {
     println!("screenshots: {}", tmp.display());
 }
 
+/// A person's veto and a piece placed by hand on the watched demo, at 390x844
+/// (tests/browser/veto.test.js).
+#[test]
+fn veto_and_placement_in_headless_chromium() {
+    let (browser, chromium) = browser_dir();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_veto");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let journal = fresh_journal(&tmp, "veto.sqlite");
+    let (_watched, addr) = serve(&["--replay-rate", "0", "--journal", journal.to_str().unwrap()]);
+    let status = Command::new("node")
+        .arg(browser.join("veto.test.js"))
+        .env("AIDE_WATCHED_URL", format!("http://{addr}/"))
+        .env("AIDE_SHOTS", &tmp)
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    assert!(
+        status.success(),
+        "the veto page test failed (screenshots in {})",
+        tmp.display()
+    );
+}
+
 /// Every demo scenario (Pub Battles, One Hour Wargames, NBC) at 390x844 and 844x390:
 /// readable pieces, layouts, terrain by type, distances in the rules' measure, rolls,
 /// the list view, the log, the manifest and the reconnect (tests/browser/systems.test.js).
