@@ -129,7 +129,7 @@ pub async fn state(
     State(state): State<Arc<AppState>>,
     viewer: Viewer,
 ) -> ApiResult<serde_json::Value> {
-    let snap = state.current();
+    let snap = state.current_for(&viewer.seat);
     let mut message: serde_json::Value =
         serde_json::from_str(snap.messages[viewer.slot.min(snap.messages.len() - 1)].as_str())
             .expect("the hub wrote JSON");
@@ -309,7 +309,7 @@ pub async fn measure(
     query: Result<Query<Between>, QueryRejection>,
 ) -> ApiResult<Measurement> {
     let Query(q) = query?;
-    let snap = state.current();
+    let snap = state.current_for(&viewer.seat);
     let view = viewer.view(&snap);
     let (a, b) = (
         end(view, &snap.table, &q.from)?,
@@ -364,7 +364,7 @@ pub async fn sight(
     query: Result<Query<Between>, QueryRejection>,
 ) -> ApiResult<serde_json::Value> {
     let Query(q) = query?;
-    let snap = state.current();
+    let snap = state.current_for(&viewer.seat);
     let view = viewer.view(&snap);
     seen_piece(view, &snap.table, &q.from)?;
     seen_piece(view, &snap.table, &q.to)?;
@@ -1152,6 +1152,7 @@ pub async fn log(
             .states()
             .map_err(failed)?
             .iter()
+            .filter(|s| shown_yet(&state, &viewer, s.ts_ms))
             .map(|s| serde_json::json!({"seq": s.seq, "ts_ms": s.ts_ms, "turn": s.turn}))
             .collect();
         let mut events = j.events_after(None).map_err(failed)?;
@@ -1172,6 +1173,14 @@ pub async fn log(
     })
     .await?;
     Ok(Json(answer))
+}
+
+/// Whether a stored state of `ts_ms` is shown to the seat: to spectators of a delayed
+/// table only once it is the delay old, as the live table.
+fn shown_yet(state: &AppState, viewer: &Viewer, ts_ms: crate::journal::Millis) -> bool {
+    viewer.seat != Seat::Spectator
+        || ts_ms + state.spectator_delay.as_millis() as crate::journal::Millis
+            <= crate::journal::now_ms()
 }
 
 /// GET /api/log/{seq}: a stable state from the journal, with the rules' report on it.
@@ -1197,6 +1206,15 @@ pub async fn log_state(
                     format!("no state {seq} in the journal"),
                 )
             })?;
+        if !shown_yet(&state, &viewer, stored.ts_ms) {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "state {seq} is not shown to spectators yet: they see the table {} s behind",
+                    state.spectator_delay.as_secs_f64()
+                ),
+            ));
+        }
         let table = state
             .scenario
             .table(&stored.state.pieces)

@@ -84,6 +84,13 @@ pub struct AppState {
     pub terrain_geojson: serde_json::Value,
     pub feed: watch::Receiver<FeedView>,
     pub snapshot: RwLock<Arc<Snapshot>>,
+    /// How far behind the table spectators are (`--spectator-delay`): zero, or the
+    /// delay of a streamed game, so a stream shows no move before the players have made
+    /// their next decisions on it. Seats (sides, umpire) are never delayed.
+    pub spectator_delay: std::time::Duration,
+    /// The snapshot spectators see: [`Self::snapshot`] as it was `spectator_delay` ago
+    /// (the hub keeps the snapshots in between, [`hub::DELAYED_KEPT`] at most).
+    pub delayed: RwLock<Arc<Snapshot>>,
     pub hub: broadcast::Sender<hub::Out>,
     pub cup: Mutex<ChitCup>,
     pub seating: Seating,
@@ -128,20 +135,30 @@ impl AppState {
         seating: Seating,
         feed: watch::Receiver<FeedView>,
     ) -> Result<Arc<Self>, WebError> {
+        Self::with_spectator_delay(setup, seating, std::time::Duration::ZERO, feed)
+    }
+
+    /// [`Self::with_seating`], with spectators shown the table as it was `delay` ago.
+    pub fn with_spectator_delay(
+        setup: Setup,
+        seating: Seating,
+        spectator_delay: std::time::Duration,
+        feed: watch::Receiver<FeedView>,
+    ) -> Result<Arc<Self>, WebError> {
         let scenario = setup.scenario;
         let mut recorder = setup.recorder;
         let (seats, stored_cup) = match &mut recorder {
             Some(recorder) => {
                 let journal = recorder.journal();
                 let seats = match Seats::from_stored(&scenario, &journal.secrets()?)? {
-                    Some(seats) => seats,
-                    None => {
-                        let seats = Seats::generate(&scenario)?;
-                        journal.add_secrets(&seats.stored())?;
-                        // Another server may have stored its secrets first: theirs win.
-                        Seats::from_stored(&scenario, &journal.secrets()?)?.unwrap_or(seats)
-                    }
+                    Some(seats) => seats.with_spectator_token()?,
+                    None => Seats::generate(&scenario)?,
                 };
+                // New secrets (a new game, or the spectators' token of a game stored
+                // before they had one) are stored; stored ones keep their values, and
+                // another server's stored first win.
+                journal.add_secrets(&seats.stored())?;
+                let seats = Seats::from_stored(&scenario, &journal.secrets()?)?.unwrap_or(seats);
                 (seats, journal.cup::<ChitCup>()?)
             }
             None => (Seats::generate(&scenario)?, None),
@@ -163,14 +180,22 @@ impl AppState {
             Seating::Open => &slots[..1],
             Seating::Seated => &slots[..],
         };
-        let first = hub::snapshot(&scenario, rules.as_ref(), served, 0, &feed.borrow().clone());
+        let first = Arc::new(hub::snapshot(
+            &scenario,
+            rules.as_ref(),
+            served,
+            0,
+            &feed.borrow().clone(),
+        ));
         let state = Arc::new(Self {
             rules,
             pub_battles: PubBattles::new(scenario.rules),
             scenario: Arc::new(scenario),
             map_svg: setup.map_svg,
             terrain_geojson,
-            snapshot: RwLock::new(Arc::new(first)),
+            snapshot: RwLock::new(first.clone()),
+            spectator_delay,
+            delayed: RwLock::new(first),
             feed,
             hub,
             cup: Mutex::new(cup),
@@ -199,6 +224,15 @@ impl AppState {
     /// The current snapshot (cheap: an Arc).
     pub fn current(&self) -> Arc<Snapshot> {
         self.snapshot.read().expect("snapshot lock").clone()
+    }
+
+    /// The snapshot a seat sees: a spectator's is [`Self::spectator_delay`] behind.
+    pub fn current_for(&self, seat: &Seat) -> Arc<Snapshot> {
+        if *seat == Seat::Spectator && !self.spectator_delay.is_zero() {
+            self.delayed.read().expect("snapshot lock").clone()
+        } else {
+            self.current()
+        }
     }
 }
 
@@ -340,7 +374,7 @@ async fn ws(
     upgrade
         .max_message_size(4 * 1024)
         .on_upgrade(move |socket| async move {
-            hub::client(state, viewer.slot, socket).await;
+            hub::client(state, viewer, socket).await;
             drop(slot);
         })
 }
