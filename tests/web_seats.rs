@@ -132,20 +132,8 @@ impl Server {
 
     /// The raw text of the first WebSocket message the seat of `token` receives.
     async fn ws_first(&self, token: &str) -> String {
-        let (mut ws, _) =
-            tokio_tungstenite::connect_async(format!("ws://{}/ws?seat={token}", self.addr))
-                .await
-                .unwrap();
-        loop {
-            let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
-                .await
-                .expect("a message within 20 s")
-                .unwrap()
-                .unwrap();
-            if let Message::Text(t) = msg {
-                return t.to_string();
-            }
-        }
+        let mut ws = ws_open(self.addr, token).await;
+        next_text(&mut ws).await
     }
 
     /// Everything the seat of `token` reads of the table now: REST (with the verdicts of
@@ -891,11 +879,19 @@ fn shows_r2_at(state: &Value, x: f64) -> bool {
         })
 }
 
-/// When the socket of `token` first shows r2 at `x`, from `start`.
-async fn seen_at(addr: SocketAddr, token: String, x: f64, start: Instant) -> Duration {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?seat={token}"))
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A WebSocket to the server at `addr` as the seat of `token` ("" = a spectator).
+async fn ws_open(addr: SocketAddr, token: &str) -> Socket {
+    tokio_tungstenite::connect_async(format!("ws://{addr}/ws?seat={token}"))
         .await
-        .unwrap();
+        .unwrap()
+        .0
+}
+
+/// The raw text of the socket's next text message, within 20 s.
+async fn next_text(ws: &mut Socket) -> String {
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
             .await
@@ -903,10 +899,18 @@ async fn seen_at(addr: SocketAddr, token: String, x: f64, start: Instant) -> Dur
             .unwrap()
             .unwrap();
         if let Message::Text(t) = msg {
-            let v: Value = serde_json::from_str(&t).unwrap();
-            if v["type"] == "state" && shows_r2_at(&v, x) {
-                return start.elapsed();
-            }
+            return t.to_string();
+        }
+    }
+}
+
+/// When the socket of `token` first shows r2 at `x`, from `start`.
+async fn seen_at(addr: SocketAddr, token: String, x: f64, start: Instant) -> Duration {
+    let mut ws = ws_open(addr, &token).await;
+    loop {
+        let v: Value = serde_json::from_str(&next_text(&mut ws).await).unwrap();
+        if v["type"] == "state" && shows_r2_at(&v, x) {
+            return start.elapsed();
         }
     }
 }
@@ -926,9 +930,9 @@ async fn spectators_see_a_move_two_seconds_after_the_seats_and_no_sooner() {
             |(s, _, url)| *s == Seat::Spectator && url.ends_with(&format!("#seat={spectator}"))
         )
     );
-    // The journal's first state (the setup, stored as the server started) is the
-    // delay old before the test begins, so spectators read it.
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    // The journal's first state (the setup, stored as the server started) is the table
+    // spectators see from the start.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let start = Instant::now();
     let watch_blue = tokio::spawn(seen_at(server.addr, blue.clone(), 16.0, start));
     let watch_spectator = tokio::spawn(seen_at(server.addr, spectator.clone(), 16.0, start));

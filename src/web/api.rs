@@ -1152,7 +1152,7 @@ pub async fn log(
             .states()
             .map_err(failed)?
             .iter()
-            .filter(|s| shown_yet(&state, &viewer, s.ts_ms))
+            .filter(|s| state.shows_log_state(&viewer.seat, s.seq))
             .map(|s| serde_json::json!({"seq": s.seq, "ts_ms": s.ts_ms, "turn": s.turn}))
             .collect();
         let mut events = j.events_after(None).map_err(failed)?;
@@ -1173,14 +1173,6 @@ pub async fn log(
     })
     .await?;
     Ok(Json(answer))
-}
-
-/// Whether a stored state of `ts_ms` is shown to the seat: to spectators of a delayed
-/// table only once it is the delay old, as the live table.
-fn shown_yet(state: &AppState, viewer: &Viewer, ts_ms: crate::journal::Millis) -> bool {
-    viewer.seat != Seat::Spectator
-        || ts_ms + state.spectator_delay.as_millis() as crate::journal::Millis
-            <= crate::journal::now_ms()
 }
 
 /// GET /api/log/{seq}: a stable state from the journal, with the rules' report on it.
@@ -1206,7 +1198,7 @@ pub async fn log_state(
                     format!("no state {seq} in the journal"),
                 )
             })?;
-        if !shown_yet(&state, &viewer, stored.ts_ms) {
+        if !state.shows_log_state(&viewer.seat, seq) {
             return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
                 format!(

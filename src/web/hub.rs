@@ -191,17 +191,19 @@ pub fn snapshot(
 
 /// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
 pub async fn run(state: Arc<AppState>) {
-    record(&state, state.current().table.clone(), Vec::new()).await;
+    let first = record(&state, state.current().table.clone(), Vec::new()).await;
+    state.spectators_log_to(first);
     let mut feed = state.feed.clone();
     // How many of the feed's corrections the journal has taken.
     let mut corrected = 0;
-    // Snapshots held back for spectators, each with when it is theirs.
-    let mut held: VecDeque<(tokio::time::Instant, Arc<Snapshot>)> = VecDeque::new();
+    // Snapshots held back for spectators, each with when it is theirs and the journal's
+    // newest state once it was stored.
+    let mut held: VecDeque<(tokio::time::Instant, Arc<Snapshot>, Option<i64>)> = VecDeque::new();
     let delayed = delayed_slot(&state);
     let mut tick = tokio::time::interval(STATUS_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let due = held.front().map(|(due, _)| *due);
+        let due = held.front().map(|(due, ..)| *due);
         tokio::select! {
             changed = feed.changed() => {
                 if changed.is_err() {
@@ -229,14 +231,14 @@ pub async fn run(state: Arc<AppState>) {
                 };
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
-                record(&state, snap.table.clone(), corrections).await;
+                let stored = record(&state, snap.table.clone(), corrections).await;
                 let mut messages: Vec<Option<Utf8Bytes>> = snap.messages.iter().cloned().map(Some).collect();
                 if let Some(slot) = delayed {
                     messages[slot] = None;
                     if held.len() == DELAYED_KEPT {
                         held.pop_front();
                     }
-                    held.push_back((tokio::time::Instant::now() + state.spectator_delay, snap.clone()));
+                    held.push_back((tokio::time::Instant::now() + state.spectator_delay, snap.clone(), stored));
                 }
                 *state.snapshot.write().expect("snapshot lock") = snap;
                 // No receivers is fine: nobody is looking.
@@ -244,7 +246,8 @@ pub async fn run(state: Arc<AppState>) {
             }
             _ = tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)), if due.is_some() => {
                 // A held table's time has come: spectators see it now.
-                let (_, snap) = held.pop_front().expect("due only when one is held");
+                let (_, snap, stored) = held.pop_front().expect("due only when one is held");
+                state.spectators_log_to(stored);
                 let slot = delayed.expect("held only with a delay");
                 let mut messages = vec![None; snap.messages.len()];
                 messages[slot] = Some(snap.messages[slot].clone());
@@ -260,23 +263,30 @@ pub async fn run(state: Arc<AppState>) {
 }
 
 /// Store a stable table in the journal, when the server keeps one, off the runtime,
-/// after the corrections of the tracker since the last one.
-async fn record(state: &AppState, table: Arc<TableState>, corrections: Vec<Event>) {
-    let Some(recorder) = state.recorder.clone() else {
-        return;
-    };
+/// after the corrections of the tracker since the last one. Returns the journal's newest
+/// state after it (the table itself when it was stored; a table in which nothing
+/// changed is not).
+async fn record(state: &AppState, table: Arc<TableState>, corrections: Vec<Event>) -> Option<i64> {
+    let recorder = state.recorder.clone()?;
     let stored = tokio::task::spawn_blocking(move || {
         let mut r = recorder.lock().expect("recorder lock");
         for correction in &corrections {
             r.correct(correction)?;
         }
-        r.observe(&table, crate::journal::now_ms())
+        r.observe(&table, crate::journal::now_ms())?;
+        Ok::<_, crate::journal::JournalError>(r.journal().latest_state()?.map(|s| s.seq))
     })
     .await;
     match stored {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => tracing::warn!(error = %e, "journal: state not recorded"),
-        Err(e) => tracing::warn!(error = %e, "journal: worker failed"),
+        Ok(Ok(seq)) => seq,
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "journal: state not recorded");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "journal: worker failed");
+            None
+        }
     }
 }
 

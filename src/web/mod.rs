@@ -91,6 +91,9 @@ pub struct AppState {
     /// The snapshot spectators see: [`Self::snapshot`] as it was `spectator_delay` ago
     /// (the hub keeps the snapshots in between, [`hub::DELAYED_KEPT`] at most).
     pub delayed: RwLock<Arc<Snapshot>>,
+    /// The journal's newest state spectators may read in the log: the one stored with
+    /// the table they see now (with a delay; else every state).
+    spectators_log_seq: std::sync::atomic::AtomicI64,
     pub hub: broadcast::Sender<hub::Out>,
     pub cup: Mutex<ChitCup>,
     pub seating: Seating,
@@ -196,6 +199,11 @@ impl AppState {
             snapshot: RwLock::new(first.clone()),
             spectator_delay,
             delayed: RwLock::new(first),
+            spectators_log_seq: std::sync::atomic::AtomicI64::new(if spectator_delay.is_zero() {
+                i64::MAX
+            } else {
+                0
+            }),
             feed,
             hub,
             cup: Mutex::new(cup),
@@ -224,6 +232,24 @@ impl AppState {
     /// The current snapshot (cheap: an Arc).
     pub fn current(&self) -> Arc<Snapshot> {
         self.snapshot.read().expect("snapshot lock").clone()
+    }
+
+    /// Spectators now see the table stored as journal state `seq` (or before it).
+    pub(crate) fn spectators_log_to(&self, seq: Option<i64>) {
+        if let Some(seq) = seq.filter(|_| !self.spectator_delay.is_zero()) {
+            self.spectators_log_seq
+                .store(seq, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the seat may read journal state `seq`: spectators of a delayed table only
+    /// those of the tables they have been shown.
+    pub fn shows_log_state(&self, seat: &Seat, seq: i64) -> bool {
+        *seat != Seat::Spectator
+            || seq
+                <= self
+                    .spectators_log_seq
+                    .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The snapshot a seat sees: a spectator's is [`Self::spectator_delay`] behind.
