@@ -553,17 +553,33 @@ fn hand_refused(e: crate::track::AssignError, view: &SeatView) -> ApiError {
     ApiError::new(status, view.scrub_text(&e.to_string()))
 }
 
-/// The tracker a correction goes to, or 409: a scripted replay's pieces are the
-/// script's, and there is no camera reading to correct.
-fn tracker_of(state: &AppState, what: &str) -> Result<Arc<dyn super::feed::Identify>, ApiError> {
-    state.identify.clone().ok_or_else(|| {
+/// Make a correction of the tracker on the blocking pool and answer with its event, as
+/// the seat may read it; 409 on a scripted replay (its pieces are the script's, and
+/// there is no camera reading to correct). `what` says what was asked, for the refusal.
+async fn correct(
+    state: Arc<AppState>,
+    viewer: Viewer,
+    what: &str,
+    f: impl FnOnce(
+        &dyn super::feed::Identify,
+        &str,
+    ) -> Result<crate::track::Event, crate::track::AssignError>
+    + Send
+    + 'static,
+) -> ApiResult<serde_json::Value> {
+    let tracker = state.identify.clone().ok_or_else(|| {
         ApiError::new(
             StatusCode::CONFLICT,
-            format!(
-                "this table is a scripted replay: its pieces are the script's, there is no camera reading to {what}"
-            ),
+            format!("this table is a scripted replay: its pieces are the script's, there is no camera reading to {what}"),
         )
+    })?;
+    blocking(move || {
+        let snap = state.current();
+        let view = viewer.view(&snap);
+        let event = f(tracker.as_ref(), viewer.seat.name()).map_err(|e| hand_refused(e, view))?;
+        Ok(Json(shaped(view, &event)))
     })
+    .await
 }
 
 fn inches(values: &[f64]) -> Result<(), ApiError> {
@@ -599,14 +615,8 @@ pub async fn veto(
     let Json(req) = body?;
     plays(&viewer, "veto a piece")?;
     inches(&[req.x_in, req.y_in])?;
-    let tracker = tracker_of(&state, "veto")?;
-    blocking(move || {
-        let snap = state.current();
-        let view = viewer.view(&snap);
-        let event = tracker
-            .veto(req.x_in, req.y_in, viewer.seat.name())
-            .map_err(|e| hand_refused(e, view))?;
-        Ok(Json(shaped(view, &event)))
+    correct(state, viewer, "veto", move |t, by| {
+        t.veto(req.x_in, req.y_in, by)
     })
     .await
 }
@@ -638,15 +648,9 @@ pub async fn place(
     let side = state.scenario.unit(&req.unit).map(|u| u.side.clone());
     viewer.must_own(side.as_deref(), "units", &req.unit)?;
     inches(&[req.x_in, req.y_in, req.heading_deg])?;
-    let tracker = tracker_of(&state, "place a piece into")?;
-    blocking(move || {
-        let snap = state.current();
-        let view = viewer.view(&snap);
-        let pose = crate::table::Pose::new(req.x_in, req.y_in, req.heading_deg);
-        let event = tracker
-            .place(&req.unit, pose, req.status, viewer.seat.name())
-            .map_err(|e| hand_refused(e, view))?;
-        Ok(Json(shaped(view, &event)))
+    let pose = crate::table::Pose::new(req.x_in, req.y_in, req.heading_deg);
+    correct(state, viewer, "place a piece into", move |t, by| {
+        t.place(&req.unit, pose, req.status, by)
     })
     .await
 }
@@ -668,14 +672,8 @@ pub async fn unplace(
     plays(&viewer, "take back a piece")?;
     let side = state.scenario.unit(&req.unit).map(|u| u.side.clone());
     viewer.must_own(side.as_deref(), "units", &req.unit)?;
-    let tracker = tracker_of(&state, "take a piece back from")?;
-    blocking(move || {
-        let snap = state.current();
-        let view = viewer.view(&snap);
-        let event = tracker
-            .unplace(&req.unit, viewer.seat.name())
-            .map_err(|e| hand_refused(e, view))?;
-        Ok(Json(shaped(view, &event)))
+    correct(state, viewer, "take a piece back from", move |t, by| {
+        t.unplace(&req.unit, by)
     })
     .await
 }
