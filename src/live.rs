@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, FrameSource, SourceKind};
 use crate::journal::now_ms;
-use crate::table::{Pose, Status};
+use crate::table::{Pose, Status, TableState};
 use crate::track::{AssignError, Event, Identification};
 use crate::track::{Observation, Tracker};
 use crate::web::feed::{Feed, Identify, Publisher, Source};
@@ -27,6 +27,10 @@ pub trait Observer: Send {
     /// The pieces seen and how disturbed the view is; an error when the frame cannot be
     /// read at all (the corner tags are not in view).
     fn observe(&mut self, frame: &capture::Frame) -> Result<Observation, String>;
+
+    /// The tracker settled on a new table from this frame (one the observer just
+    /// observed): an observer that learns the empty map learns it where no piece stands.
+    fn settled(&mut self, _frame: &capture::Frame, _table: &TableState) {}
 }
 
 /// Opens the frame source on the feed thread.
@@ -122,10 +126,16 @@ impl Feed for CameraFeed {
             // Publish under the lock, so a naming from the page and a commit reach the
             // server in the order the tracker made them.
             let mut tracker = tracker.lock().expect("tracker lock");
-            if let Some(table) = tracker.push(&observation) {
-                publisher.corrected(table, tracker.take_corrections());
+            let settled = tracker.push(&observation);
+            if let Some(table) = &settled {
+                publisher.corrected(table.clone(), tracker.take_corrections());
             }
             drop(tracker);
+            // After the table is out: learning reads the whole map, a few milliseconds
+            // no player need wait for.
+            if let Some(table) = settled {
+                observer.settled(&frame, &table);
+            }
             ages.record(now_ms().saturating_sub(frame.ts_ms).max(0) as u64);
         }
         // Keep the feed open until the server stops, so its last table stays served.
