@@ -41,7 +41,8 @@ async function main() {
     await page.screenshot({ path: path.join(shots, "veto-ask.png"), fullPage: true });
     await page.click("#vetoyes");
     await page.waitForFunction((id) => !window.aide.table.pieces.some((p) => p.id === id), unit);
-    assert.match(await page.textContent("#handout"), /^Vetoed/);
+    // The table without it may come before the answer: wait for the answer's line too.
+    await page.waitForFunction(() => /^Vetoed/.test(document.querySelector("#handout")?.textContent || ""));
     // Three seconds of the camera still filming that block: it stays off the table.
     const seq = await page.evaluate(() => window.aide.seq);
     await page.waitForTimeout(3000);
