@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, FrameSource, SourceKind};
 use crate::journal::now_ms;
-use crate::table::TableState;
-use crate::track::{AssignError, Identification};
+use crate::table::{Pose, Status, TableState};
+use crate::track::{AssignError, Event, Identification};
 use crate::track::{Observation, Tracker};
 use crate::web::feed::{Feed, Identify, Publisher, Source};
 
@@ -128,7 +128,7 @@ impl Feed for CameraFeed {
             let mut tracker = tracker.lock().expect("tracker lock");
             let settled = tracker.push(&observation);
             if let Some(table) = &settled {
-                publisher.table(table.clone());
+                publisher.corrected(table.clone(), tracker.take_corrections());
             }
             drop(tracker);
             // After the table is out: learning reads the whole map, a few milliseconds
@@ -169,13 +169,41 @@ pub struct Namer {
     pub publisher: Publisher,
 }
 
+impl Namer {
+    /// Make one correction under the tracker's lock and publish the table after it.
+    fn correct<T: Clone + Into<Event>>(
+        &self,
+        f: impl FnOnce(&mut Tracker) -> Result<T, AssignError>,
+    ) -> Result<T, AssignError> {
+        let mut tracker = self.tracker.lock().expect("tracker lock");
+        let done = f(&mut tracker)?;
+        let table = tracker.stable().expect("corrected on it").clone();
+        self.publisher.corrected(table, vec![done.clone().into()]);
+        Ok(done)
+    }
+}
+
 impl Identify for Namer {
     fn identify(&self, unit: &str, x_in: f64, y_in: f64) -> Result<Identification, AssignError> {
-        let mut tracker = self.tracker.lock().expect("tracker lock");
-        let identification = tracker.assign(unit, x_in, y_in)?;
-        let table = tracker.stable().expect("a piece was named on it").clone();
-        self.publisher.identified(table, identification.clone());
-        Ok(identification)
+        self.correct(|t| t.assign(unit, x_in, y_in))
+    }
+
+    fn veto(&self, x_in: f64, y_in: f64, by: &str) -> Result<Event, AssignError> {
+        self.correct(|t| t.veto(x_in, y_in, by))
+    }
+
+    fn place(
+        &self,
+        unit: &str,
+        pose: Pose,
+        status: Status,
+        by: &str,
+    ) -> Result<Event, AssignError> {
+        self.correct(|t| t.place(unit, pose, status, by))
+    }
+
+    fn unplace(&self, unit: &str, by: &str) -> Result<Event, AssignError> {
+        self.correct(|t| t.unplace(unit, by))
     }
 }
 

@@ -130,6 +130,24 @@ const ROUTES: &[(&str, &str, Input, Schema)] = &[
         Input::Body,
         &[("unit", Piece), ("x_in", Number), ("y_in", Number)],
     ),
+    (
+        "post",
+        "/api/veto",
+        Input::Body,
+        &[("x_in", Number), ("y_in", Number)],
+    ),
+    (
+        "post",
+        "/api/place",
+        Input::Body,
+        &[
+            ("unit", Piece),
+            ("x_in", Number),
+            ("y_in", Number),
+            ("heading_deg", Number),
+        ],
+    ),
+    ("post", "/api/unplace", Input::Body, &[("unit", Piece)]),
 ];
 
 /// `(method, path)` of every `.route("path", method(…))` in src/web, and the prefixes of

@@ -76,9 +76,29 @@ fn browser_dir() -> (PathBuf, String) {
     (browser, chromium)
 }
 
+/// Run the page test `file` of tests/browser with `env`, its screenshots in `shots`;
+/// fails naming `what` and where the screenshots are.
+fn node_test(file: &str, env: &[(&str, String)], shots: &Path, what: &str) {
+    let (browser, chromium) = browser_dir();
+    let status = Command::new("node")
+        .arg(browser.join(file))
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("AIDE_SHOTS", shots)
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    assert!(
+        status.success(),
+        "{what} failed (screenshots in {})",
+        shots.display()
+    );
+    println!("screenshots: {}", shots.display());
+}
+
 #[test]
 fn phone_page_in_headless_chromium() {
-    let (browser, chromium) = browser_dir();
+    // node and chromium are there, before any server starts.
+    browser_dir();
 
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser");
     std::fs::create_dir_all(&tmp).unwrap();
@@ -134,24 +154,37 @@ fn phone_page_in_headless_chromium() {
     let check_text_path = tmp.join("check.txt");
     std::fs::write(&check_text_path, &check_text.stdout).unwrap();
 
-    let status = Command::new("node")
-        .arg(browser.join("page.test.js"))
-        .env("AIDE_URL", format!("http://{addr}/"))
-        .env("AIDE_LIVE_URL", format!("http://{live_addr}/"))
-        .env("AIDE_WATCHED_URL", format!("http://{watched_addr}/"))
-        .env("AIDE_CHECK_JSON", &check_path)
-        .env("AIDE_CHECK_TEXT", &check_text_path)
-        .env("AIDE_ROUNDING", rounding_cases())
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    assert!(
-        status.success(),
-        "the page test failed (screenshots in {})",
-        tmp.display()
+    node_test(
+        "page.test.js",
+        &[
+            ("AIDE_URL", format!("http://{addr}/")),
+            ("AIDE_LIVE_URL", format!("http://{live_addr}/")),
+            ("AIDE_WATCHED_URL", format!("http://{watched_addr}/")),
+            ("AIDE_CHECK_JSON", check_path.display().to_string()),
+            ("AIDE_CHECK_TEXT", check_text_path.display().to_string()),
+            ("AIDE_ROUNDING", rounding_cases()),
+        ],
+        &tmp,
+        "the page test",
     );
-    println!("screenshots: {}", tmp.display());
+}
+
+/// A person's veto and a piece placed by hand on the watched demo, at 390x844
+/// (tests/browser/veto.test.js).
+#[test]
+fn veto_and_placement_in_headless_chromium() {
+    // node and chromium are there, before any server starts.
+    browser_dir();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_veto");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let journal = fresh_journal(&tmp, "veto.sqlite");
+    let (_watched, addr) = serve(&["--replay-rate", "0", "--journal", journal.to_str().unwrap()]);
+    node_test(
+        "veto.test.js",
+        &[("AIDE_WATCHED_URL", format!("http://{addr}/"))],
+        &tmp,
+        "the veto page test",
+    );
 }
 
 /// Every demo scenario (Pub Battles, One Hour Wargames, NBC) at 390x844 and 844x390:
@@ -159,7 +192,8 @@ fn phone_page_in_headless_chromium() {
 /// the list view, the log, the manifest and the reconnect (tests/browser/systems.test.js).
 #[test]
 fn every_rule_system_in_headless_chromium() {
-    let (browser, chromium) = browser_dir();
+    // node and chromium are there, before any server starts.
+    browser_dir();
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_systems");
     std::fs::create_dir_all(&tmp).unwrap();
     let scenario = |dir: &str, file: &str| root().join("scenarios").join(dir).join(file);
@@ -185,18 +219,11 @@ fn every_rule_system_in_headless_chromium() {
         servers.push(server);
         urls.push(format!("{name}=http://{addr}/"));
     }
-    let status = Command::new("node")
-        .arg(browser.join("systems.test.js"))
-        .env("AIDE_URLS", urls.join(" "))
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    drop(servers);
-    assert!(
-        status.success(),
-        "the rule-systems page test failed (screenshots in {})",
-        tmp.display()
+    node_test(
+        "systems.test.js",
+        &[("AIDE_URLS", urls.join(" "))],
+        &tmp,
+        "the rule-systems page test",
     );
-    println!("screenshots: {}", tmp.display());
+    drop(servers);
 }

@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aide::dice::Roller;
 use aide::scenario::Scenario;
@@ -46,12 +46,21 @@ struct Server {
 impl Server {
     /// A seated server on tests/fixtures/mini showing `placements`.
     async fn start(placements: &[Placement], journal: Option<&Path>) -> Self {
+        Self::start_delayed(placements, journal, Duration::ZERO).await
+    }
+
+    /// The same, showing spectators the table `delay` behind (`--spectator-delay`).
+    async fn start_delayed(
+        placements: &[Placement],
+        journal: Option<&Path>,
+        delay: Duration,
+    ) -> Self {
         let scenario = Scenario::load(&mini("scenario.toml")).unwrap();
         let table = scenario.table(placements).unwrap();
         let (publisher, rx) = Publisher::new(table, Source::Replay);
         let recorder =
             journal.map(|p| aide::journal::Recorder::open(p, Arc::new(scenario.clone())).unwrap());
-        let state = AppState::with_seating(
+        let state = AppState::with_spectator_delay(
             Setup {
                 scenario: scenario.clone(),
                 map_svg: Some(
@@ -64,6 +73,7 @@ impl Server {
                 url: "http://127.0.0.1/".into(),
             },
             Seating::Seated,
+            delay,
             rx,
         )
         .unwrap();
@@ -122,20 +132,8 @@ impl Server {
 
     /// The raw text of the first WebSocket message the seat of `token` receives.
     async fn ws_first(&self, token: &str) -> String {
-        let (mut ws, _) =
-            tokio_tungstenite::connect_async(format!("ws://{}/ws?seat={token}", self.addr))
-                .await
-                .unwrap();
-        loop {
-            let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
-                .await
-                .expect("a message within 20 s")
-                .unwrap()
-                .unwrap();
-            if let Message::Text(t) = msg {
-                return t.to_string();
-            }
-        }
+        let mut ws = ws_open(self.addr, token).await;
+        next_text(&mut ws).await
     }
 
     /// Everything the seat of `token` reads of the table now: REST (with the verdicts of
@@ -848,4 +846,189 @@ async fn a_client_that_trickles_its_headers_is_cut_off() {
     // A whole request on a new connection is answered at once.
     let (code, _) = server.get("", "/api/state").await;
     assert_eq!(code, 200);
+}
+
+// ---------- spectators: their own seat link, and `--spectator-delay` ----------
+
+/// The mini table with r2 (a red block) moved to x = `x`.
+fn r2_at(x: f64) -> Vec<Placement> {
+    let text = std::fs::read_to_string(mini("state.json")).unwrap();
+    let mut pieces: Vec<Placement> =
+        serde_json::from_value(serde_json::from_str::<Value>(&text).unwrap()["pieces"].clone())
+            .unwrap();
+    pieces.iter_mut().find(|p| p.id == "r2").unwrap().x_in = x;
+    pieces
+}
+
+impl Server {
+    fn move_r2(&self, x: f64) {
+        self.publisher
+            .table(self.scenario.table(&r2_at(x)).unwrap());
+    }
+}
+
+/// Whether a state message (or GET /api/state) shows a block at x = `x`, y of r2.
+fn shows_r2_at(state: &Value, x: f64) -> bool {
+    state["table"]["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| {
+            (p["pose"]["x_in"].as_f64().unwrap() - x).abs() < 1e-6
+                && (p["pose"]["y_in"].as_f64().unwrap() - 12.895).abs() < 1e-6
+        })
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A WebSocket to the server at `addr` as the seat of `token` ("" = a spectator).
+async fn ws_open(addr: SocketAddr, token: &str) -> Socket {
+    tokio_tungstenite::connect_async(format!("ws://{addr}/ws?seat={token}"))
+        .await
+        .unwrap()
+        .0
+}
+
+/// The raw text of the socket's next text message, within 20 s.
+async fn next_text(ws: &mut Socket) -> String {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
+            .await
+            .expect("a message within 20 s")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = msg {
+            return t.to_string();
+        }
+    }
+}
+
+/// When the socket of `token` first shows r2 at `x`, from `start`.
+async fn seen_at(addr: SocketAddr, token: String, x: f64, start: Instant) -> Duration {
+    let mut ws = ws_open(addr, &token).await;
+    loop {
+        let v: Value = serde_json::from_str(&next_text(&mut ws).await).unwrap();
+        if v["type"] == "state" && shows_r2_at(&v, x) {
+            return start.elapsed();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_see_a_move_two_seconds_after_the_seats_and_no_sooner() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let server = Server::start_delayed(&r2_at(13.5), Some(&db), Duration::from_secs(2)).await;
+    let spectator = server.token(&Seat::Spectator);
+    let blue = server.token(&Seat::Side("blue".into()));
+    // The spectators' own seat link claims the spectator seat.
+    let (code, seat) = server.get(&spectator, "/api/seat").await;
+    assert_eq!((code, seat["seat"].as_str()), (200, Some("spectator")));
+    assert!(
+        aide::web::seat_urls(&server.state).iter().any(
+            |(s, _, url)| *s == Seat::Spectator && url.ends_with(&format!("#seat={spectator}"))
+        )
+    );
+    // The journal's first state (the setup, stored as the server started) is the table
+    // spectators see from the start.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let start = Instant::now();
+    let watch_blue = tokio::spawn(seen_at(server.addr, blue.clone(), 16.0, start));
+    let watch_spectator = tokio::spawn(seen_at(server.addr, spectator.clone(), 16.0, start));
+    // The bare address is a spectator too, and as late.
+    let watch_bare = tokio::spawn(seen_at(server.addr, String::new(), 16.0, start));
+    // Sockets open (and their first state read) before the move.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let moved_at = start.elapsed();
+    server.move_r2(16.0);
+
+    // REST, polled every 100 ms: the blue seat at once, the spectator 2 s later.
+    let mut blue_rest = None;
+    let mut spectator_rest = None;
+    let (_, log) = server.get(&spectator, "/api/log").await;
+    let stored_before = log["states"].as_array().unwrap().len();
+    let mut log_checked = 0;
+    while spectator_rest.is_none() && start.elapsed() < Duration::from_secs(10) {
+        let (_, b) = server.get(&blue, "/api/state").await;
+        if blue_rest.is_none() && shows_r2_at(&b, 16.0) {
+            blue_rest = Some(start.elapsed());
+        }
+        let (_, s) = server.get(&spectator, "/api/state").await;
+        if shows_r2_at(&s, 16.0) {
+            spectator_rest = Some(start.elapsed());
+        } else if blue_rest.is_some() {
+            assert!(
+                shows_r2_at(&s, 13.5),
+                "the spectator sees the table before the move"
+            );
+            // Nor may the journal show it to them early.
+            let (code, log) = server.get(&spectator, "/api/log").await;
+            assert_eq!(code, 200);
+            assert_eq!(
+                log["states"].as_array().unwrap().len(),
+                stored_before,
+                "{log}"
+            );
+            log_checked += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (blue_ws, spectator_ws, bare_ws) = (
+        watch_blue.await.unwrap(),
+        watch_spectator.await.unwrap(),
+        watch_bare.await.unwrap(),
+    );
+    let blue_rest = blue_rest.expect("the blue seat saw the move");
+    let spectator_rest = spectator_rest.expect("the spectator saw the move within 10 s");
+    let s = |d: Duration| d.as_secs_f64() - moved_at.as_secs_f64();
+    println!(
+        "after the move: blue WS {:.3} s, REST {:.3} s; spectator WS {:.3} s, bare WS {:.3} s, REST {:.3} s",
+        s(blue_ws),
+        s(blue_rest),
+        s(spectator_ws),
+        s(bare_ws),
+        s(spectator_rest)
+    );
+    // Seats at once (scheduling allowed for); spectators 2 s after the seat, never
+    // sooner, and not much later (a 100 ms poll and a loaded machine's slack).
+    assert!(s(blue_ws) < 0.5 && s(blue_rest) < 0.6);
+    for (what, d) in [
+        ("WS", spectator_ws),
+        ("bare WS", bare_ws),
+        ("REST", spectator_rest),
+    ] {
+        let behind = d.as_secs_f64() - blue_ws.as_secs_f64();
+        assert!(
+            (1.95..2.8).contains(&behind),
+            "spectator {what}: {behind:.3} s after the blue seat"
+        );
+    }
+    assert!(log_checked >= 10, "the journal was asked during the delay");
+    // Once shown, the journal's state of it is theirs too; the blue seat had it at once.
+    let (_, log) = server.get(&blue, "/api/log").await;
+    let newest = log["states"].as_array().unwrap().last().unwrap()["seq"]
+        .as_u64()
+        .unwrap();
+    let (_, log) = server.get(&spectator, "/api/log").await;
+    assert_eq!(log["states"].as_array().unwrap().len(), stored_before + 1);
+    let (code, _) = server.get(&spectator, &format!("/api/log/{newest}")).await;
+    assert_eq!(code, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_delay_spectators_see_a_move_with_the_seats() {
+    let server = Server::start(&r2_at(13.5), None).await;
+    let start = Instant::now();
+    let spectator = tokio::spawn(seen_at(
+        server.addr,
+        server.token(&Seat::Spectator),
+        16.0,
+        start,
+    ));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let moved_at = start.elapsed();
+    server.move_r2(16.0);
+    let seen = spectator.await.unwrap();
+    assert!((seen - moved_at).as_secs_f64() < 0.5);
 }

@@ -484,6 +484,7 @@ function drawMarks() {
 
 function tap(cx, cy) {
   const [x, y] = toMap(cx, cy);
+  if (app.placing) return placeTap(x, y);
   if (app.ruler) return rulerTap(x, y, cx, cy);
   const best = pieceAt(x, y);
   if (!best) return clearSelection();
@@ -532,7 +533,8 @@ async function refresh() {
   const sel = app.sel.slice();
   if (sel.length === 0) {
     show("over"); show("under");
-    if (!app.ruler) show("info", h("p", { className: "hint" }, HINT));
+    if (app.placing) showPlacing();
+    else if (!app.ruler) show("info", h("p", { className: "hint" }, HINT), placeButton());
     else drawRuler();
     return;
   }
@@ -543,7 +545,8 @@ async function refresh() {
       show("over"); show("under");
       const p = piece(sel[sel.length - 1]);
       if (p) show("info", h("h3", null, swatch(p.side), " ", nameOf(p)),
-        h("p", { className: "hint" }, "An enemy piece your side has not identified: the rules answer for the pieces you know."));
+        h("p", { className: "hint" }, "An enemy piece your side has not identified: the rules answer for the pieces you know."),
+        vetoButton(p));
     } else if (app.history) {
       // A past state: the journal's table and the report checked on it, no live queries.
       const r = pieceReport(sel[sel.length - 1]);
@@ -651,7 +654,8 @@ function showPiece(c) {
       r.rally && p.status === "spent" && ["Rally", `${r.rally.possible ? "yes" : "no"}: ${r.rally.reason}`],
       ...systemRows(r),
     ]),
-    identifyPicker(p));
+    identifyPicker(p),
+    vetoButton(p));
 }
 
 // The per-system verdicts of a tapped piece (OHW hex, NBC), as rows of the info panel.
@@ -735,6 +739,137 @@ async function identify(p, unit) {
     }
   } catch (err) {
     say(err.message, "bad");
+  }
+}
+
+// ---------- a person's veto, and pieces placed by hand ----------
+
+/** Whether this page may correct the tracker: a watched table (a scripted replay's
+ *  pieces are the script's), live (not a past state), and a seat that plays. */
+function mayCorrect() {
+  return app.scenario.identify && !app.history && !(app.seat && app.seat.seat === "spectator");
+}
+
+/** The line saying how the last correction went; it stays while panels are redrawn. */
+function handOut(text, className) {
+  app.handNote = { text, className };
+  const out = $("handout");
+  if (out) Object.assign(out, { textContent: text, className });
+}
+function handLine() {
+  const note = app.handNote || { text: "", className: "hint" };
+  return h("p", { id: "handout", className: note.className }, note.text);
+}
+
+/** "Not a piece": the tapped piece is ink, glare or a die. Asks before it vetoes; a
+ *  piece this page placed by hand is taken back instead. */
+function vetoButton(p) {
+  if (!mayCorrect()) return null;
+  const placed = app.placed && app.placed.has(p.id);
+  const ask = h("div", { id: "vetoask", className: "row", hidden: true });
+  const key = p.key || p.id;
+  // The question stays while new tables redraw the panel, until the player answers it.
+  const close = () => { app.pendingVeto = null; ask.hidden = true; };
+  const go = async () => {
+    close();
+    handOut(placed ? "taking back…" : "vetoing…", "hint");
+    const { x, y } = p.footprint.center;
+    try {
+      if (placed) {
+        await api("unplace", { unit: p.id });
+        app.placed.delete(p.id);
+      } else {
+        await api("veto", { x_in: x, y_in: y });
+      }
+      clearSelection();
+      handOut(placed ? `${nameOf(p)} taken back.` : `Vetoed: the camera's ${nameOf(p)} there is ignored until that place changes.`, "good");
+    } catch (err) {
+      handOut(err.message, "bad");
+    }
+  };
+  const open = () => {
+    app.pendingVeto = key;
+    ask.hidden = false;
+    show(ask,
+      h("span", null, placed ? `Take back ${nameOf(p)}, placed by hand?` : "Not a piece? It leaves the table, and the camera's reading there is ignored until that place changes."),
+      h("button", { id: "vetoyes", onclick: go }, placed ? "Take back" : "Not a piece"),
+      h("button", { id: "vetono", onclick: close }, "Cancel"));
+  };
+  const button = h("button", { id: "vetobtn", onclick: open }, placed ? "Take back" : "Not a piece");
+  if (app.pendingVeto === key) open();
+  return h("div", null, h("div", { className: "row" }, button), ask, handLine());
+}
+
+/** The units this seat may place by hand: its own (the server sends only those, or all
+ *  to the umpire) that are not on the table. */
+function missingUnits() {
+  return app.scenario.units.filter((u) => !piece(u.id));
+}
+
+/** "Place a missed piece", under the hint when nothing is tapped. */
+function placeButton() {
+  if (!mayCorrect()) return null;
+  app.missingShown = missingUnits().map((u) => u.id).join();
+  if (!missingUnits().length) return handLine();
+  const units = h("select", { id: "placeunit", "aria-label": "The missed piece" },
+    h("option", { value: "" }, "Which piece?"),
+    missingUnits().map((u) => h("option", { value: u.id }, u.name)));
+  units.onchange = () => {
+    if (!units.value) return;
+    app.placing = { unit: units.value, at: null };
+    showPlacing();
+  };
+  return h("div", null,
+    h("div", { className: "row" }, h("label", null, "Camera missed a piece? ", units)),
+    handLine());
+}
+
+/** A new table with nothing tapped: the hint's list of missed pieces follows the table
+ *  (a vetoed unit is free to place); redrawn only when that list changed, so a player
+ *  choosing from it is not interrupted. */
+function hintAfterTable() {
+  if (app.ruler || app.placing || !app.scenario || !mayCorrect()) return;
+  const missing = missingUnits().map((u) => u.id).join();
+  if (missing !== app.missingShown) refresh();
+}
+
+/** The two taps of a placement: where the piece stands, then the way it faces. */
+function showPlacing() {
+  const pl = app.placing;
+  const unit = app.scenario.units.find((u) => u.id === pl.unit);
+  show("info",
+    h("p", { id: "placestep", className: "hint" }, pl.at ? `Now tap the way ${unit.name} faces.` : `Tap where ${unit.name} stands.`),
+    h("div", { className: "row" }, h("button", { id: "placecancel", onclick: () => { app.placing = null; drawPlacing(); refresh(); } }, "Cancel")));
+  drawPlacing();
+}
+
+function drawPlacing() {
+  const g = $("over");
+  g.textContent = "";
+  const pl = app.placing;
+  if (pl && pl.at) el("circle", { cx: pl.at[0], cy: pl.at[1], r: 0.3, class: "range" }, g);
+}
+
+async function placeTap(x, y) {
+  const pl = app.placing;
+  if (!pl.at) {
+    pl.at = [x, y];
+    return showPlacing();
+  }
+  const [x0, y0] = pl.at;
+  // Heading 0 is toward the map's top edge, clockwise: the second tap is in front.
+  const heading = ((Math.atan2(x - x0, y0 - y) * 180) / Math.PI + 360) % 360;
+  app.placing = null;
+  drawPlacing();
+  await refresh();
+  handOut("placing…", "hint");
+  try {
+    const placed = await api("place", { unit: pl.unit, x_in: x0, y_in: y0, heading_deg: Math.round(heading * 10) / 10 });
+    app.placed = app.placed || new Set();
+    app.placed.add(placed.unit);
+    handOut(`${nameOf(placed.unit)} placed by hand: held there until the camera sees it.`, "good");
+  } catch (err) {
+    handOut(err.message, "bad");
   }
 }
 
@@ -1024,6 +1159,11 @@ function eventText(e) {
   }
   if (ev.event === "flipped") return `${nameOf(ev.unit)} turned ${ev.to}`;
   if (ev.event === "identified") return `${nameOf(ev.unit)} named (was taken for ${nameOf(ev.was)})`;
+  const at = (p) => `(${f2(p.x_in)}, ${f2(p.y_in)})`;
+  if (ev.event === "vetoed") return `${ev.unit ? nameOf(ev.unit) : "a detection"} at ${at(ev.pose)}: not a piece, says ${ev.by}`;
+  if (ev.event === "placed") return `${nameOf(ev.unit)} placed by hand at ${at(ev.pose)} by ${ev.by}`;
+  if (ev.event === "unplaced") return `${nameOf(ev.unit)} taken back by ${ev.by}`;
+  if (ev.event === "seen") return `${nameOf(ev.unit)} seen by the camera at ${at(ev.pose)}`;
   return `${nameOf(ev.unit)} ${ev.event}`;
 }
 function drawText(d) {
@@ -1148,6 +1288,7 @@ function onMessage(msg) {
     }
     if (app.sel.length) refresh();
     else drawPieces();
+    if (!app.sel.length) hintAfterTable();
     if (app.panel === "list") listView();
   }
 }

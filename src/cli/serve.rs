@@ -81,6 +81,10 @@ pub struct Args {
     /// unless `--open-table`).
     #[arg(long)]
     pub seats: bool,
+    /// Show spectators the table as it was this many seconds ago (a streamed game: the
+    /// stream must not tell a side what the other just did). Seats are never delayed.
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    pub spectator_delay: f64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -248,7 +252,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         Seating::Seated
     };
-    let state = AppState::with_seating(
+    anyhow::ensure!(
+        args.spectator_delay.is_finite() && (0.0..=3600.0).contains(&args.spectator_delay),
+        "--spectator-delay must be a number of seconds from 0 to 3600"
+    );
+    anyhow::ensure!(
+        args.spectator_delay == 0.0 || seating == Seating::Seated,
+        "--spectator-delay needs seats: every phone of an open table sees everything, at once \
+         (drop --open-table; the built-in demo needs --seats)"
+    );
+    let state = AppState::with_spectator_delay(
         Setup {
             scenario,
             map_svg,
@@ -258,6 +271,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             url: url.clone(),
         },
         seating,
+        std::time::Duration::from_secs_f64(args.spectator_delay),
         rx,
     )?;
     match source {
@@ -318,6 +332,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 println!("{}", qr::terminal(&seat_url));
             }
         }
+    }
+    if !state.spectator_delay.is_zero() {
+        println!(
+            "spectators see the table {} s behind",
+            state.spectator_delay.as_secs_f64()
+        );
     }
     println!("aide-de-camp serving {} on {url}", state.scenario.name);
     println!("listening on {bound}");

@@ -122,6 +122,43 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
             let was = name(scenario, was);
             let _ = writeln!(s, "    {who} named at {} (was taken for {was})", at(*pose));
         }
+        Event::Vetoed { .. }
+        | Event::Placed { .. }
+        | Event::Unplaced { .. }
+        | Event::Seen { .. } => {
+            let _ = writeln!(s, "    {}", by_hand(e, &who));
+        }
+    }
+}
+
+/// A piece vetoed, placed by hand, taken back, or taken over by the camera, in words
+/// after the unit's name `who`.
+fn by_hand(e: &Event, who: &str) -> String {
+    match e {
+        Event::Vetoed { unit, pose, by, .. } => {
+            let what = if unit.is_empty() {
+                "a detection".to_owned()
+            } else {
+                format!("{who}'s piece")
+            };
+            format!("{what} at {} is not a piece, says {by}: vetoed", at(*pose))
+        }
+        Event::Placed {
+            pose, status, by, ..
+        } => format!(
+            "{who} placed by hand by {by} at {} facing {:.0}, {status}",
+            at(*pose),
+            pose.heading_deg
+        ),
+        Event::Unplaced { pose, by, .. } => {
+            format!("{who} taken back by {by} (placed by hand at {})", at(*pose))
+        }
+        Event::Seen { placed, pose, .. } => format!(
+            "{who} seen by the camera at {} (placed by hand at {})",
+            at(*pose),
+            at(*placed)
+        ),
+        _ => who.to_owned(),
     }
 }
 
@@ -288,6 +325,15 @@ fn markdown_row(state: &StoredState, e: &Event, scenario: &Scenario) -> String {
             at(*pose),
             cell(&name(Some(scenario), was))
         ),
+        Event::Vetoed { .. }
+        | Event::Placed { .. }
+        | Event::Unplaced { .. }
+        | Event::Seen { .. } => {
+            format!(
+                "| {seq} | {time} | {who} | {} | | | | |",
+                cell(&by_hand(e, &who))
+            )
+        }
     }
 }
 

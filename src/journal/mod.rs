@@ -95,13 +95,15 @@ pub enum JournalError {
         seq: i64,
         cause: crate::scenario::TableError,
     },
-    #[error("naming a piece {unit}: the last stored state no longer fits: {cause}")]
+    #[error("correcting the piece {unit}: the last stored state no longer fits: {cause}")]
     Identification {
         unit: String,
         cause: crate::scenario::TableError,
     },
     #[error("cannot find a data directory for this user; give the journal's path")]
     NoDataDir,
+    #[error("a {0:?} event is read off the tables, not given as a correction")]
+    NotACorrection(&'static str),
 }
 
 /// What the journal knows about the game it holds.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{GameInfo, Journal, JournalError, Millis, placements};
 use crate::scenario::Scenario;
-use crate::table::TableState;
+use crate::table::{Placement, TableState};
 use crate::track::{Event, EventDeriver, Identification};
 
 /// What one stable state added to the journal.
@@ -48,7 +48,7 @@ pub struct Recorder {
     deriver: EventDeriver,
     /// The last state stored: events are always measured from it.
     last: Option<TableState>,
-    /// People's corrections since the last stored state, stored with the next one.
+    /// Corrections since the last stored state, stored with the next one.
     identified: Vec<Event>,
 }
 
@@ -107,28 +107,66 @@ impl Recorder {
         &mut self.journal
     }
 
-    /// A person named a piece (see [`Identification`]). The last stored state takes the
-    /// same swap of names, so the next state is compared block for block and the swap is
-    /// not mistaken for two moves; the correction itself is stored, as an `identified`
-    /// event, with that next state.
+    /// A person named a piece (see [`Identification`]): [`Self::correct`] with its
+    /// `identified` event.
     pub fn identify(&mut self, identification: &Identification) -> Result<(), JournalError> {
+        self.correct(&identification.clone().into())
+    }
+
+    /// A person's correction of the tracker, or the tracker's own (a piece placed by hand
+    /// that the camera took over): an `identified`, `vetoed`, `placed`, `unplaced` or
+    /// `seen` event. The last stored state takes the same change (two names swapped, a
+    /// phantom gone, a piece put down or taken back, a held piece at the camera's pose),
+    /// so the next state is compared block for block and the correction is not mistaken
+    /// for moves, removals or additions; the event itself is stored with that next state.
+    /// Any other event is refused: the tables tell those.
+    pub fn correct(&mut self, event: &Event) -> Result<(), JournalError> {
         if let Some(last) = &self.last {
             let mut pieces = placements(last).pieces;
-            identification.relabel(&mut pieces);
-            let relabelled =
+            match event {
+                Event::Identified { unit, was, pose } => Identification {
+                    unit: unit.clone(),
+                    was: was.clone(),
+                    pose: *pose,
+                }
+                .relabel(&mut pieces),
+                Event::Vetoed { unit, .. } | Event::Unplaced { unit, .. } => {
+                    pieces.retain(|p| p.id != *unit)
+                }
+                Event::Placed {
+                    unit, pose, status, ..
+                } => {
+                    pieces.retain(|p| p.id != *unit);
+                    pieces.push(Placement {
+                        id: unit.clone(),
+                        x_in: pose.x_in,
+                        y_in: pose.y_in,
+                        heading_deg: pose.heading_deg,
+                        status: *status,
+                    });
+                }
+                Event::Seen { unit, pose, .. } => {
+                    for p in pieces.iter_mut().filter(|p| p.id == *unit) {
+                        (p.x_in, p.y_in, p.heading_deg) = (pose.x_in, pose.y_in, pose.heading_deg);
+                    }
+                }
+                Event::Moved(_)
+                | Event::Flipped { .. }
+                | Event::Removed { .. }
+                | Event::Added { .. } => {
+                    return Err(JournalError::NotACorrection(event.kind()));
+                }
+            }
+            let corrected =
                 self.scenario
                     .table(&pieces)
                     .map_err(|cause| JournalError::Identification {
-                        unit: identification.unit.clone(),
+                        unit: event.unit().to_owned(),
                         cause,
                     })?;
-            self.last = Some(relabelled);
+            self.last = Some(corrected);
         }
-        self.identified.push(Event::Identified {
-            unit: identification.unit.clone(),
-            was: identification.was.clone(),
-            pose: identification.pose,
-        });
+        self.identified.push(event.clone());
         Ok(())
     }
 

@@ -89,11 +89,13 @@ const DRAW_KEY: &str = "draw-key";
 /// Prefix of a seat token's name among the stored secrets ("seat:blue").
 const SEAT_PREFIX: &str = "seat:";
 
-/// The game's secrets: a token per playing seat (each side and the umpire) and the key
-/// that turns a chit draw's public roll id into its dice.
+/// The game's secrets: a token per seat (each side, the umpire, and spectators) and the
+/// key that turns a chit draw's public roll id into its dice.
 ///
-/// A spectator needs no token: "Without a token, a client is a spectator", so its seat
-/// is the page's bare address.
+/// "Without a token, a client is a spectator", and the bare address still seats one.
+/// Spectators have a token of their own all the same, so the host hands out a seat link
+/// for them as for the players (a stream's overlay, a friend's phone), and the page keeps
+/// it as it keeps a player's; it claims nothing a bare address does not.
 #[derive(Clone)]
 pub struct Seats {
     /// (seat, SHA-256 of its token, the token in hex).
@@ -137,18 +139,30 @@ impl Seats {
     /// New secrets for a game of `scenario`: 128-bit tokens and a 256-bit draw key from
     /// the operating system.
     pub fn generate(scenario: &Scenario) -> Result<Self, SecretError> {
-        let mut tokens = Vec::new();
-        for seat in slots(scenario) {
-            if seat == Seat::Spectator {
-                continue;
-            }
-            let token = hex(&random_bytes::<16>()?);
-            tokens.push((seat, Sha256::digest(token.as_bytes()).into(), token));
-        }
-        Ok(Self {
-            tokens,
+        let mut seats = Self {
+            tokens: Vec::new(),
             draw_key: random_bytes()?,
-        })
+        };
+        for seat in slots(scenario) {
+            seats.add_token(seat)?;
+        }
+        Ok(seats)
+    }
+
+    fn add_token(&mut self, seat: Seat) -> Result<(), SecretError> {
+        let token = hex(&random_bytes::<16>()?);
+        self.tokens
+            .push((seat, Sha256::digest(token.as_bytes()).into(), token));
+        Ok(())
+    }
+
+    /// The same secrets with a spectators' token, made now if they have none: a game
+    /// stored before spectators had one. Store [`Seats::stored`] again to keep it.
+    pub fn with_spectator_token(mut self) -> Result<Self, SecretError> {
+        if self.token(&Seat::Spectator).is_none() {
+            self.add_token(Seat::Spectator)?;
+        }
+        Ok(self)
     }
 
     /// The secrets as the journal stores them: (name, value) pairs.
@@ -183,6 +197,7 @@ impl Seats {
             };
             let seat = match seat {
                 "umpire" => Seat::Umpire,
+                "spectator" => Seat::Spectator,
                 side if scenario.side(side).is_some() => Seat::Side(side.to_owned()),
                 _ => return Err(bad(name, "names a side the scenario does not have")),
             };
@@ -192,7 +207,8 @@ impl Seats {
             tokens.push((seat, Sha256::digest(token.as_bytes()).into(), token.clone()));
         }
         // A side added to the scenario since gets no seat: refuse rather than run a
-        // game one side cannot join.
+        // game one side cannot join. (A game stored before spectators had a token gets
+        // one: [`Seats::with_spectator_token`].)
         for seat in slots(scenario) {
             if seat != Seat::Spectator && !tokens.iter().any(|t| t.0 == seat) {
                 return Err(bad(
@@ -215,7 +231,7 @@ impl Seats {
             .map(|(seat, _, _)| seat.clone())
     }
 
-    /// Each playing seat with its token, in slot order.
+    /// Each seat with its token, in slot order.
     pub fn tokens(&self) -> impl Iterator<Item = (&Seat, &str)> {
         self.tokens.iter().map(|(s, _, t)| (s, t.as_str()))
     }
@@ -258,8 +274,9 @@ mod tests {
         let scenario = demo();
         let seats = Seats::generate(&scenario).unwrap();
         let names: Vec<_> = seats.tokens().map(|(s, _)| s.name().to_owned()).collect();
-        assert_eq!(names.len(), 1 + scenario.sides.len());
+        assert_eq!(names.len(), 2 + scenario.sides.len());
         assert!(names.contains(&"umpire".to_owned()));
+        assert!(names.contains(&"spectator".to_owned()));
         for (seat, token) in seats.tokens() {
             assert_eq!(token.len(), 32);
             assert_eq!(seats.seat(token).as_ref(), Some(seat));
@@ -275,6 +292,23 @@ mod tests {
         assert_eq!(again.hidden_id(id), seats.hidden_id(id));
         assert_ne!(seats.hidden_id(id), id);
         assert!(Seats::from_stored(&scenario, &[]).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_game_stored_before_spectators_had_a_token_gets_one() {
+        let scenario = demo();
+        let seats = Seats::generate(&scenario).unwrap();
+        let old: Vec<_> = seats
+            .stored()
+            .into_iter()
+            .filter(|(name, _)| name != "seat:spectator")
+            .collect();
+        let again = Seats::from_stored(&scenario, &old).unwrap().unwrap();
+        assert_eq!(again.token(&Seat::Spectator), None);
+        let again = again.with_spectator_token().unwrap();
+        let token = again.token(&Seat::Spectator).unwrap().to_owned();
+        assert_eq!(again.seat(&token), Some(Seat::Spectator));
+        assert_eq!(again.token(&Seat::Umpire), seats.token(&Seat::Umpire));
     }
 
     #[test]

@@ -72,6 +72,39 @@ pub enum Event {
         was: String,
         pose: Pose,
     },
+    /// A person (at seat `by`) said the piece at `pose` is not a piece: ink, glare, a
+    /// dropped die. The tracker had called it `unit` ("" when it had left it without a
+    /// unit); it left the table without a removal and the tracker ignores a detection
+    /// like it there until the place changes (see [`Tracker::veto`]).
+    ///
+    /// [`Tracker::veto`]: super::Tracker::veto
+    Vetoed {
+        unit: String,
+        pose: Pose,
+        status: Status,
+        by: String,
+    },
+    /// A person (at seat `by`) put a piece the camera misses on the table by hand. The
+    /// tracker holds it there until the camera sees a piece at that place.
+    Placed {
+        unit: String,
+        pose: Pose,
+        status: Status,
+        by: String,
+    },
+    /// A person (at seat `by`) took back a piece placed by hand before the camera saw it.
+    Unplaced {
+        unit: String,
+        pose: Pose,
+        by: String,
+    },
+    /// The camera saw a piece where one had been placed by hand, and took it over: its
+    /// pose is now the camera's. Not a move: the block stood there all along.
+    Seen {
+        unit: String,
+        placed: Pose,
+        pose: Pose,
+    },
 }
 
 impl Event {
@@ -82,12 +115,16 @@ impl Event {
             Event::Flipped { unit, .. }
             | Event::Removed { unit, .. }
             | Event::Added { unit, .. }
-            | Event::Identified { unit, .. } => unit,
+            | Event::Identified { unit, .. }
+            | Event::Vetoed { unit, .. }
+            | Event::Placed { unit, .. }
+            | Event::Unplaced { unit, .. }
+            | Event::Seen { unit, .. } => unit,
         }
     }
 
-    /// "moved", "flipped", "removed", "added" or "identified": the tag the JSON form
-    /// carries.
+    /// "moved", "flipped", "removed", "added", "identified", "vetoed", "placed",
+    /// "unplaced" or "seen": the tag the JSON form carries.
     pub fn kind(&self) -> &'static str {
         match self {
             Event::Moved(_) => "moved",
@@ -95,6 +132,20 @@ impl Event {
             Event::Removed { .. } => "removed",
             Event::Added { .. } => "added",
             Event::Identified { .. } => "identified",
+            Event::Vetoed { .. } => "vetoed",
+            Event::Placed { .. } => "placed",
+            Event::Unplaced { .. } => "unplaced",
+            Event::Seen { .. } => "seen",
+        }
+    }
+
+    /// The seat that made a person's correction, for those that record it.
+    pub fn by(&self) -> Option<&str> {
+        match self {
+            Event::Vetoed { by, .. } | Event::Placed { by, .. } | Event::Unplaced { by, .. } => {
+                Some(by)
+            }
+            _ => None,
         }
     }
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use pathfinding::prelude::{Matrix, kuhn_munkres_min};
 use serde::{Deserialize, Serialize};
 
+use super::Event;
 use crate::geom::heading_difference;
 use crate::journal::Millis;
 use crate::scenario::{Scenario, Unit};
@@ -240,8 +241,15 @@ pub struct Tracker {
     stable: Option<TableState>,
     stable_since: Option<Millis>,
     /// Sightings of the last commit that no unit could be given (more red blocks on the
-    /// table than the scenario has red units, say).
-    unassigned: usize,
+    /// table than the scenario has red units, say). A person may veto one by its place.
+    strays: Vec<Sighting>,
+    /// Places where a person said the detection is not a piece.
+    vetoes: Vec<Veto>,
+    /// Pieces a person put on the table by hand, not yet seen by the camera.
+    held: Vec<Held>,
+    /// Corrections the tracker made itself at the last commit (a hand-placed piece the
+    /// camera took over), to go out with that commit's table.
+    corrections: Vec<Event>,
 }
 
 impl Tracker {
@@ -255,7 +263,10 @@ impl Tracker {
             disturbed_since: None,
             stable: None,
             stable_since: None,
-            unassigned: 0,
+            strays: Vec::new(),
+            vetoes: Vec::new(),
+            held: Vec::new(),
+            corrections: Vec::new(),
         }
     }
 
@@ -273,7 +284,13 @@ impl Tracker {
 
     /// How many pieces of the last commit were left without a unit.
     pub fn unassigned(&self) -> usize {
-        self.unassigned
+        self.strays.len()
+    }
+
+    /// The corrections the last commit made by itself (a hand-placed piece the camera
+    /// took over, as [`Event::Seen`]): the journal takes them before that commit's table.
+    pub fn take_corrections(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.corrections)
     }
 
     pub fn view(&self) -> TrackerView {
@@ -300,6 +317,13 @@ impl Tracker {
             return None;
         }
         self.disturbed_since = None;
+        let screened;
+        let frame = if self.vetoes.is_empty() {
+            frame
+        } else {
+            screened = self.screen(frame);
+            &screened
+        };
         let continues = match &mut self.window {
             Some(window) => extend_window(window, frame, &self.config, &self.scenario),
             None => false,
@@ -343,9 +367,7 @@ impl Tracker {
                 status: t.status,
             })
             .collect();
-        let (table, unassigned) =
-            identify(&self.scenario, &self.config, self.stable.as_ref(), &settled);
-        self.unassigned = unassigned;
+        let table = self.commit(settled);
         self.stable = Some(table.clone());
         self.stable_since = Some(frame.ts_ms);
         Some(table)
@@ -399,6 +421,370 @@ impl Tracker {
     }
 }
 
+impl Tracker {
+    /// The commit of a still window's `settled` pieces: hand-placed pieces the camera
+    /// now sees are handed over to it (each to the nearest sighting of its shape and side
+    /// within [`HANDOVER_IN`] of where it was put), the others are held where they were
+    /// put, and the rest of the table is identified as always. A held unit is never
+    /// given to another sighting: a person said where it stands.
+    fn commit(&mut self, mut settled: Vec<Sighting>) -> TableState {
+        let scenario = self.scenario.clone();
+        let mut placements = Vec::new();
+        let mut reserved: HashSet<String> = HashSet::new();
+        for held in std::mem::take(&mut self.held) {
+            reserved.insert(held.unit.clone());
+            let near = settled
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.shape == held.sighting.shape && s.colour == held.sighting.colour)
+                .map(|(j, s)| (j, distance_in(s.pose, held.sighting.pose)))
+                .filter(|&(_, d)| d <= HANDOVER_IN)
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            match near {
+                Some((j, _)) => {
+                    let mut seen = settled.remove(j);
+                    // A cube keeps the facing it was placed with: the camera cannot see it.
+                    if is_symmetric(&scenario, &seen.shape) {
+                        seen.pose.heading_deg = held.sighting.pose.heading_deg;
+                    }
+                    self.corrections.push(Event::Seen {
+                        unit: held.unit.clone(),
+                        placed: held.sighting.pose,
+                        pose: seen.pose,
+                    });
+                    placements.push(placement(&held.unit, &seen));
+                }
+                None => {
+                    placements.push(placement(&held.unit, &held.sighting));
+                    self.held.push(held);
+                }
+            }
+        }
+        let previous = self.stable.as_ref().map(|table| TableState {
+            pieces: table
+                .pieces
+                .iter()
+                .filter(|p| !reserved.contains(&p.id))
+                .cloned()
+                .collect(),
+        });
+        let (identified, strays) = identify(
+            &scenario,
+            &self.config,
+            previous.as_ref(),
+            &settled,
+            &reserved,
+        );
+        placements.extend(identified);
+        self.strays = strays;
+        scenario
+            .table(&placements)
+            .expect("every id is a distinct unit of the scenario")
+    }
+
+    /// Drop from `frame` the detections a person vetoed, and lift each veto whose place
+    /// has changed.
+    ///
+    /// The rule: a veto holds while its place looks as it did when it was given, the same
+    /// detection there (shape, side colour, status, and a pose within twice the still
+    /// tolerance) and nothing else there. When for more than
+    /// [`TrackerConfig::missed_frames`] undisturbed frames in a row that detection is
+    /// missing or something else stands at the place (another colour, shape or status,
+    /// or the same kind of block put down at another pose), the place has changed and the
+    /// veto is lifted: from that frame on, whatever is there is seen again.
+    ///
+    /// Why this rule: what a person vetoes is ink, glare or a die that the detector reads
+    /// the same way frame after frame; that sameness is all the tracker knows of it. A
+    /// real block put down there is read differently (a block lands within 0.2 in and 8°
+    /// of a phantom's pose by chance only), so it lifts the veto and is not hidden. A
+    /// phantom that goes (the light changed, the die was picked up) lifts it too, so if
+    /// it comes back it is judged afresh rather than hidden for the rest of the game.
+    /// Frames with a hand over the table count neither way: an arm hides the place, and
+    /// the scene after the hand leaves decides. Frames in a row, not single frames, so one
+    /// misread does not bring a phantom back.
+    fn screen(&mut self, frame: &Observation) -> Observation {
+        let scenario = self.scenario.clone();
+        let config = self.config;
+        let mut dropped = vec![false; frame.sightings.len()];
+        self.vetoes.retain_mut(|veto| {
+            let mut same = None;
+            let mut other = false;
+            for (j, s) in frame.sightings.iter().enumerate() {
+                if !veto.covers(s) {
+                    continue;
+                }
+                if same.is_none() && !dropped[j] && veto.same(&scenario, &config, s) {
+                    same = Some(j);
+                } else {
+                    other = true;
+                }
+            }
+            if same.is_some() && !other {
+                veto.changed_in_a_row = 0;
+            } else {
+                veto.changed_in_a_row += 1;
+                if veto.changed_in_a_row > config.missed_frames {
+                    tracing::info!(
+                        x_in = veto.sighting.pose.x_in,
+                        y_in = veto.sighting.pose.y_in,
+                        "a vetoed place changed: the veto is lifted"
+                    );
+                    return false;
+                }
+            }
+            if let Some(j) = same {
+                dropped[j] = true;
+            }
+            true
+        });
+        Observation {
+            ts_ms: frame.ts_ms,
+            sightings: frame
+                .sightings
+                .iter()
+                .zip(&dropped)
+                .filter(|(_, dropped)| !**dropped)
+                .map(|(s, _)| s.clone())
+                .collect(),
+            disturbance: frame.disturbance,
+        }
+    }
+
+    /// The piece of the stable table, or the stray detection, standing nearest `(x, y)`
+    /// within [`ASSIGN_REACH_IN`]: its unit ("" for a stray) and what the camera saw.
+    pub fn piece_near(&self, x_in: f64, y_in: f64) -> Result<(String, Sighting), AssignError> {
+        let table = self.stable.as_ref().ok_or(AssignError::NoStableTable)?;
+        let at = Pose::new(x_in, y_in, 0.0);
+        table
+            .pieces
+            .iter()
+            .map(|p| {
+                (
+                    p.id.clone(),
+                    Sighting {
+                        shape: shape_of_kind(&self.scenario, p.kind).to_owned(),
+                        colour: p.side.clone(),
+                        pose: p.pose,
+                        status: p.status,
+                    },
+                )
+            })
+            .chain(self.strays.iter().map(|s| (String::new(), s.clone())))
+            .map(|(unit, s)| (distance_in(s.pose, at), unit, s))
+            .filter(|(d, ..)| *d <= ASSIGN_REACH_IN)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, unit, s)| (unit, s))
+            .ok_or(AssignError::NoPieceNear { x_in, y_in })
+    }
+
+    /// A person's veto: the piece standing nearest `(x_in, y_in)` is not a piece. It
+    /// leaves the stable table at once (its unit is free again) and the tracker ignores
+    /// a detection like it at that place until the place changes (the rule is at
+    /// [`Self::screen`]). A piece placed by hand is taken back with [`Self::unplace`].
+    pub fn veto(&mut self, x_in: f64, y_in: f64, by: &str) -> Result<Event, AssignError> {
+        let (unit, sighting) = self.piece_near(x_in, y_in)?;
+        if self.held.iter().any(|h| h.unit == unit) {
+            return Err(AssignError::PlacedByHand(unit));
+        }
+        let veto = Veto {
+            footprint: footprint_of(&self.scenario, &sighting),
+            sighting: sighting.clone(),
+            changed_in_a_row: 0,
+        };
+        if unit.is_empty() {
+            self.strays.retain(|s| *s != sighting);
+        } else if let Some(table) = self.stable.as_mut() {
+            table.pieces.retain(|p| p.id != unit);
+        }
+        // The window follows the phantom too: it goes from there, so the window holds.
+        if let Some(window) = self.window.as_mut() {
+            let (scenario, config) = (&self.scenario, &self.config);
+            window.tracks.retain(|t| {
+                !veto.same(
+                    scenario,
+                    config,
+                    &Sighting {
+                        shape: t.shape.clone(),
+                        colour: t.colour.clone(),
+                        pose: t.mean(),
+                        status: t.status,
+                    },
+                )
+            });
+        }
+        self.vetoes.push(veto);
+        Ok(Event::Vetoed {
+            unit,
+            pose: sighting.pose,
+            status: sighting.status,
+            by: by.to_owned(),
+        })
+    }
+
+    /// A person put `unit`, which the camera misses, on the table at `pose`. The tracker
+    /// holds it there, whatever the frames say, until the camera sees a piece of its
+    /// shape and side within [`HANDOVER_IN`] of it (see [`Self::commit`]) or a person
+    /// takes it back ([`Self::unplace`]). Refused for a unit on the table (name that
+    /// piece instead), off the map, or onto a piece that stands there.
+    pub fn place(
+        &mut self,
+        unit: &str,
+        pose: Pose,
+        status: Status,
+        by: &str,
+    ) -> Result<Event, AssignError> {
+        let scenario = self.scenario.clone();
+        let target = scenario
+            .unit(unit)
+            .ok_or_else(|| AssignError::UnknownUnit(unit.to_owned()))?;
+        let (w, h) = (scenario.map.width_in, scenario.map.height_in);
+        if !(0.0..=w).contains(&pose.x_in) || !(0.0..=h).contains(&pose.y_in) {
+            return Err(AssignError::OffMap {
+                x_in: pose.x_in,
+                y_in: pose.y_in,
+                width_in: w,
+                height_in: h,
+            });
+        }
+        let table = self.stable.as_ref().ok_or(AssignError::NoStableTable)?;
+        if table.piece(unit).is_some() {
+            return Err(AssignError::OnTable(unit.to_owned()));
+        }
+        if let Ok((piece, _)) = self.piece_near(pose.x_in, pose.y_in) {
+            return Err(AssignError::Occupied {
+                x_in: pose.x_in,
+                y_in: pose.y_in,
+                piece,
+            });
+        }
+        let sighting = Sighting {
+            shape: shape_of(&scenario, target).to_owned(),
+            colour: target.side.clone(),
+            pose,
+            status,
+        };
+        let table = self.stable.as_mut().expect("checked above");
+        let mut placements = crate::journal::placements(table).pieces;
+        placements.push(placement(unit, &sighting));
+        *table = scenario
+            .table(&placements)
+            .expect("a unit not on the table joined it");
+        self.held.push(Held {
+            unit: unit.to_owned(),
+            sighting,
+        });
+        Ok(Event::Placed {
+            unit: unit.to_owned(),
+            pose,
+            status,
+            by: by.to_owned(),
+        })
+    }
+
+    /// A person takes back a piece placed by hand that the camera has not seen.
+    pub fn unplace(&mut self, unit: &str, by: &str) -> Result<Event, AssignError> {
+        let i = self
+            .held
+            .iter()
+            .position(|h| h.unit == unit)
+            .ok_or_else(|| AssignError::NotPlaced(unit.to_owned()))?;
+        let held = self.held.remove(i);
+        if let Some(table) = self.stable.as_mut() {
+            table.pieces.retain(|p| p.id != unit);
+        }
+        Ok(Event::Unplaced {
+            unit: held.unit,
+            pose: held.sighting.pose,
+            by: by.to_owned(),
+        })
+    }
+
+    /// The units placed by hand that the camera has not yet seen.
+    pub fn held(&self) -> impl Iterator<Item = &str> {
+        self.held.iter().map(|h| h.unit.as_str())
+    }
+
+    /// How many vetoes hold.
+    pub fn vetoes(&self) -> usize {
+        self.vetoes.len()
+    }
+}
+
+/// How near a piece the camera sees must stand to a piece placed by hand to be that
+/// piece: an inch, the slack of a finger's tap on a phone's map (a block is 1 7/8 in
+/// long), and less than the 1.5 in between the centres of two blocks side by side.
+pub const HANDOVER_IN: f64 = 1.0;
+
+/// A place where a person said the detection is not a piece.
+#[derive(Debug, Clone)]
+struct Veto {
+    /// The detection as it stood when vetoed.
+    sighting: Sighting,
+    /// Its footprint: the place. Anything detected with its centre on it is there.
+    footprint: Option<crate::geom::Footprint>,
+    /// Undisturbed frames in a row in which the place did not look as it did.
+    changed_in_a_row: u32,
+}
+
+impl Veto {
+    /// Whether `s` stands at the vetoed place: its centre on the vetoed footprint (within
+    /// [`ASSIGN_REACH_IN`] of its centre for a shape the model does not know).
+    fn covers(&self, s: &Sighting) -> bool {
+        match &self.footprint {
+            Some(fp) => {
+                let (lateral, ahead) = fp.to_local(geo::Coord {
+                    x: s.pose.x_in,
+                    y: s.pose.y_in,
+                });
+                lateral.abs() <= fp.frontage_in / 2.0 && ahead.abs() <= fp.depth_in / 2.0
+            }
+            None => distance_in(s.pose, self.sighting.pose) <= ASSIGN_REACH_IN,
+        }
+    }
+
+    /// Whether `s` is the vetoed detection again: same shape, colour and status, within
+    /// twice the still tolerance of its pose (a window's anchor tolerance).
+    fn same(&self, scenario: &Scenario, config: &TrackerConfig, s: &Sighting) -> bool {
+        let v = &self.sighting;
+        s.shape == v.shape
+            && s.colour == v.colour
+            && s.status == v.status
+            && distance_in(s.pose, v.pose) <= 2.0 * config.still_in
+            && turn(
+                s.pose.heading_deg,
+                v.pose.heading_deg,
+                is_symmetric(scenario, &s.shape),
+            ) <= 2.0 * config.still_deg
+    }
+}
+
+/// A piece a person put on the table, held until the camera sees it.
+#[derive(Debug, Clone)]
+struct Held {
+    unit: String,
+    sighting: Sighting,
+}
+
+fn distance_in(a: Pose, b: Pose) -> f64 {
+    (a.x_in - b.x_in).hypot(a.y_in - b.y_in)
+}
+
+/// The footprint of a detection, from the piece model's shape of that name.
+fn footprint_of(scenario: &Scenario, s: &Sighting) -> Option<crate::geom::Footprint> {
+    let shape = scenario.model.shapes.iter().find(|m| m.name == s.shape)?;
+    let depth = match s.status {
+        Status::Fresh => shape.depth_fresh_in,
+        Status::Spent => shape.depth_spent_in,
+    };
+    Some(crate::geom::Footprint::new(
+        s.pose.x_in,
+        s.pose.y_in,
+        s.pose.heading_deg,
+        shape.frontage_in,
+        depth,
+    ))
+}
+
 /// How far from a piece's centre a person's tap may be and still name it: under half a
 /// block's length, so a tap names the block under the finger, never its neighbour's.
 pub const ASSIGN_REACH_IN: f64 = 0.9;
@@ -410,6 +796,16 @@ pub struct Identification {
     pub unit: String,
     pub was: String,
     pub pose: crate::table::Pose,
+}
+
+impl From<Identification> for Event {
+    fn from(i: Identification) -> Self {
+        Event::Identified {
+            unit: i.unit,
+            was: i.was,
+            pose: i.pose,
+        }
+    }
 }
 
 impl Identification {
@@ -437,6 +833,23 @@ pub enum AssignError {
     NoPieceNear { x_in: f64, y_in: f64 },
     #[error("{unit} cannot be the piece standing there ({piece}): another side or shape")]
     Incompatible { unit: String, piece: String },
+    #[error("{0} is on the table already: tap its piece and name it instead")]
+    OnTable(String),
+    #[error("({x_in:.2}, {y_in:.2}) is off the map, which is {width_in} by {height_in} in")]
+    OffMap {
+        x_in: f64,
+        y_in: f64,
+        width_in: f64,
+        height_in: f64,
+    },
+    #[error("a piece stands at ({x_in:.2}, {y_in:.2}) already ({piece}): name it instead")]
+    Occupied { x_in: f64, y_in: f64, piece: String },
+    #[error(
+        "{0} was not placed by hand, or the camera has taken it over: lift its block off the table instead"
+    )]
+    NotPlaced(String),
+    #[error("{0} was placed by hand: take it back instead of vetoing it")]
+    PlacedByHand(String),
 }
 
 /// Add a frame to a still window. False when the frame shows a change: a piece moved,
@@ -619,14 +1032,16 @@ fn assign(
 /// Give the settled sightings their units. Against the previous stable table when there
 /// is one (identity by least total movement), else against the scenario's setup poses.
 /// Sightings left over take a unit of their side and shape that is not on the table
-/// (a reinforcement), nearest setup pose first, then scenario order. Returns the table
-/// and how many sightings found no unit.
+/// (a reinforcement), nearest setup pose first, then scenario order; never a unit of
+/// `reserved` (placed by hand). Returns the placements and the sightings that found no
+/// unit.
 fn identify(
     scenario: &Scenario,
     config: &TrackerConfig,
     previous: Option<&TableState>,
     settled: &[Sighting],
-) -> (TableState, usize) {
+    reserved: &HashSet<String>,
+) -> (Vec<Placement>, Vec<Sighting>) {
     let reference: Vec<(String, Sighting)> = match previous {
         Some(table) => table
             .pieces
@@ -697,7 +1112,7 @@ fn identify(
     let on_table_before: HashSet<&str> = previous
         .map(|t| t.pieces.iter().map(|p| p.id.as_str()).collect())
         .unwrap_or_default();
-    let mut unassigned = 0;
+    let mut strays = Vec::new();
     for &j in &pairs.unmatched_new {
         let s = &settled[j];
         let free = scenario
@@ -705,6 +1120,7 @@ fn identify(
             .iter()
             .filter(|u| {
                 !used.contains(&u.id)
+                    && !reserved.contains(&u.id)
                     && !on_table_before.contains(u.id.as_str())
                     && u.side == s.colour
                     && shape_of(scenario, u) == s.shape
@@ -720,14 +1136,11 @@ fn identify(
                     colour = %s.colour, shape = %s.shape, x_in = s.pose.x_in, y_in = s.pose.y_in,
                     "a piece on the table matches no free unit of the scenario"
                 );
-                unassigned += 1;
+                strays.push(s.clone());
             }
         }
     }
-    let table = scenario
-        .table(&placements)
-        .expect("every id is a distinct unit of the scenario");
-    (table, unassigned)
+    (placements, strays)
 }
 
 /// What moving a piece at all costs in [`identify`]'s assignment, in inches of travel.

@@ -129,7 +129,7 @@ pub async fn state(
     State(state): State<Arc<AppState>>,
     viewer: Viewer,
 ) -> ApiResult<serde_json::Value> {
-    let snap = state.current();
+    let snap = state.current_for(&viewer.seat);
     let mut message: serde_json::Value =
         serde_json::from_str(snap.messages[viewer.slot.min(snap.messages.len() - 1)].as_str())
             .expect("the hub wrote JSON");
@@ -309,7 +309,7 @@ pub async fn measure(
     query: Result<Query<Between>, QueryRejection>,
 ) -> ApiResult<Measurement> {
     let Query(q) = query?;
-    let snap = state.current();
+    let snap = state.current_for(&viewer.seat);
     let view = viewer.view(&snap);
     let (a, b) = (
         end(view, &snap.table, &q.from)?,
@@ -364,7 +364,7 @@ pub async fn sight(
     query: Result<Query<Between>, QueryRejection>,
 ) -> ApiResult<serde_json::Value> {
     let Query(q) = query?;
-    let snap = state.current();
+    let snap = state.current_for(&viewer.seat);
     let view = viewer.view(&snap);
     seen_piece(view, &snap.table, &q.from)?;
     seen_piece(view, &snap.table, &q.to)?;
@@ -500,7 +500,6 @@ pub async fn identify(
     viewer: Viewer,
     body: Result<Json<IdentifyBody>, JsonRejection>,
 ) -> ApiResult<crate::track::Identification> {
-    use crate::track::AssignError;
     let Json(req) = body?;
     // Only the unit's own seat (or the umpire) names it. A unit of another side and a
     // unit that does not exist get the same answer: which enemy units exist is secret.
@@ -526,16 +525,155 @@ pub async fn identify(
         namer
             .identify(&req.unit, req.x_in, req.y_in)
             .map(Json)
-            .map_err(|e| {
-                let status = match e {
-                    AssignError::UnknownUnit(_) => StatusCode::NOT_FOUND,
-                    AssignError::NoStableTable => StatusCode::CONFLICT,
-                    AssignError::NoPieceNear { .. } | AssignError::Incompatible { .. } => {
-                        StatusCode::UNPROCESSABLE_ENTITY
-                    }
-                };
-                ApiError::new(status, view.scrub_text(&e.to_string()))
-            })
+            .map_err(|e| hand_refused(e, view))
+    })
+    .await
+}
+
+// ---------- a person's veto, and pieces placed by hand (POST /api/veto, /api/place,
+// /api/unplace) ----------
+
+/// A correction the tracker refused, with the status that says why: 404 an unknown
+/// unit; 409 the table is not seen yet or the correction does not fit it now (the unit
+/// is on the table already, was not placed by hand); 422 nothing stands where the person
+/// tapped, or the wrong thing does. The reason is worded for the seat.
+fn hand_refused(e: crate::track::AssignError, view: &SeatView) -> ApiError {
+    use crate::track::AssignError;
+    let status = match e {
+        AssignError::UnknownUnit(_) => StatusCode::NOT_FOUND,
+        AssignError::NoStableTable
+        | AssignError::OnTable(_)
+        | AssignError::NotPlaced(_)
+        | AssignError::PlacedByHand(_) => StatusCode::CONFLICT,
+        AssignError::NoPieceNear { .. }
+        | AssignError::Incompatible { .. }
+        | AssignError::OffMap { .. }
+        | AssignError::Occupied { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+    };
+    ApiError::new(status, view.scrub_text(&e.to_string()))
+}
+
+/// Make a correction of the tracker on the blocking pool and answer with its event, as
+/// the seat may read it; 409 on a scripted replay (its pieces are the script's, and
+/// there is no camera reading to correct). `what` says what was asked, for the refusal.
+async fn correct(
+    state: Arc<AppState>,
+    viewer: Viewer,
+    what: &str,
+    f: impl FnOnce(
+        &dyn super::feed::Identify,
+        &str,
+    ) -> Result<crate::track::Event, crate::track::AssignError>
+    + Send
+    + 'static,
+) -> ApiResult<serde_json::Value> {
+    let tracker = state.identify.clone().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            format!("this table is a scripted replay: its pieces are the script's, there is no camera reading to {what}"),
+        )
+    })?;
+    blocking(move || {
+        let snap = state.current();
+        let view = viewer.view(&snap);
+        let event = f(tracker.as_ref(), viewer.seat.name()).map_err(|e| hand_refused(e, view))?;
+        Ok(Json(shaped(view, &event)))
+    })
+    .await
+}
+
+fn inches(values: &[f64]) -> Result<(), ApiError> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(ApiError::bad(
+            "positions and headings must be numbers (inches, degrees)",
+        ))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VetoBody {
+    x_in: f64,
+    y_in: f64,
+}
+
+/// POST /api/veto `{"x_in", "y_in"}`: the piece standing there is not a piece (ink,
+/// glare, a die). The tracker drops it from the table (a unit it had been given is free
+/// again) and ignores a detection like it there until the place changes; the journal
+/// stores a `vetoed` event naming the seat. Any playing seat may veto any piece: a
+/// phantom belongs to no one, and the side it hurts (a phantom blue block in the river
+/// flanking red's line) is often not its colour's; the seat is journaled, and the owner
+/// of a real piece vetoed by mistake puts it back by hand. A spectator gets 403, a
+/// scripted replay 409.
+pub async fn veto(
+    State(state): State<Arc<AppState>>,
+    viewer: Viewer,
+    body: Result<Json<VetoBody>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(req) = body?;
+    plays(&viewer, "veto a piece")?;
+    inches(&[req.x_in, req.y_in])?;
+    correct(state, viewer, "veto", move |t, by| {
+        t.veto(req.x_in, req.y_in, by)
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceBody {
+    unit: String,
+    x_in: f64,
+    y_in: f64,
+    heading_deg: f64,
+    #[serde(default)]
+    status: crate::table::Status,
+}
+
+/// POST /api/place `{"unit", "x_in", "y_in", "heading_deg", "status"?}`: a unit the
+/// camera misses stands there. The tracker holds it until the camera sees a piece of its
+/// shape and side within [`HANDOVER_IN`](crate::track::tracker::HANDOVER_IN) (then the
+/// camera's pose takes over, a `seen` event) or a person takes it back. Only the unit's
+/// own seat or the umpire (403, in the same words for an enemy unit and for none); 409 on
+/// a scripted replay or for a unit on the table; 422 off the map or onto a piece.
+pub async fn place(
+    State(state): State<Arc<AppState>>,
+    viewer: Viewer,
+    body: Result<Json<PlaceBody>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(req) = body?;
+    plays(&viewer, "place a piece")?;
+    let side = state.scenario.unit(&req.unit).map(|u| u.side.clone());
+    viewer.must_own(side.as_deref(), "units", &req.unit)?;
+    inches(&[req.x_in, req.y_in, req.heading_deg])?;
+    let pose = crate::table::Pose::new(req.x_in, req.y_in, req.heading_deg);
+    correct(state, viewer, "place a piece into", move |t, by| {
+        t.place(&req.unit, pose, req.status, by)
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnplaceBody {
+    unit: String,
+}
+
+/// POST /api/unplace `{"unit"}`: take back a piece placed by hand that the camera has
+/// not seen. The same seats as for placing it.
+pub async fn unplace(
+    State(state): State<Arc<AppState>>,
+    viewer: Viewer,
+    body: Result<Json<UnplaceBody>, JsonRejection>,
+) -> ApiResult<serde_json::Value> {
+    let Json(req) = body?;
+    plays(&viewer, "take back a piece")?;
+    let side = state.scenario.unit(&req.unit).map(|u| u.side.clone());
+    viewer.must_own(side.as_deref(), "units", &req.unit)?;
+    correct(state, viewer, "take a piece back from", move |t, by| {
+        t.unplace(&req.unit, by)
     })
     .await
 }
@@ -1012,10 +1150,12 @@ pub async fn log(
             .states()
             .map_err(failed)?
             .iter()
+            .filter(|s| state.shows_log_state(&viewer.seat, s.seq))
             .map(|s| serde_json::json!({"seq": s.seq, "ts_ms": s.ts_ms, "turn": s.turn}))
             .collect();
         let mut events = j.events_after(None).map_err(failed)?;
-        events.retain(|e| view.knows(e.event.unit()));
+        // A seat's own vetoes too, of an enemy piece: under that piece's handle.
+        events.retain(|e| view.knows(e.event.unit()) || e.event.by() == Some(viewer.seat.name()));
         let draws: Vec<_> = j
             .draws()
             .map_err(failed)?
@@ -1025,7 +1165,7 @@ pub async fn log(
         let tail = |n: usize| n.saturating_sub(LOG_TAIL);
         Ok(serde_json::json!({
             "states": states,
-            "events": events[tail(events.len())..],
+            "events": shaped(view, &&events[tail(events.len())..]),
             "draws": draws[tail(draws.len())..],
         }))
     })
@@ -1056,6 +1196,15 @@ pub async fn log_state(
                     format!("no state {seq} in the journal"),
                 )
             })?;
+        if !state.shows_log_state(&viewer.seat, seq) {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "state {seq} is not shown to spectators yet: they see the table {} s behind",
+                    state.spectator_delay.as_secs_f64()
+                ),
+            ));
+        }
         let table = state
             .scenario
             .table(&stored.state.pieces)

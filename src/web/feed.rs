@@ -14,8 +14,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use tokio::sync::watch;
 
-use crate::table::TableState;
-use crate::track::{AssignError, Identification};
+use crate::table::{Pose, Status, TableState};
+use crate::track::{AssignError, Event, Identification};
 
 /// Who is producing the table: a scripted replay or a folder of frames, the live camera,
 /// the synthetic camera (the demo's rendered frames through the detector), or a camera
@@ -43,10 +43,12 @@ pub struct FeedView {
     pub source: Source,
     /// Frames (camera) or states (replay) per second the producer is running at.
     pub fps: f64,
-    /// Every piece a person has named since the feed started, oldest first. A list, not
-    /// the newest only: a watch channel may skip a view, and the journal must take every
-    /// correction before the table that follows it.
-    pub identified: Arc<Vec<Identification>>,
+    /// Every correction of the tracker since the feed started, oldest first: pieces a
+    /// person named, vetoed, placed or took back, and held pieces the camera took over
+    /// (see [`Event::is_correction`]). A list, not the newest only: a watch channel may
+    /// skip a view, and the journal must take every correction before the table that
+    /// follows it.
+    pub corrections: Arc<Vec<Event>>,
 }
 
 /// Microseconds since the Unix epoch, now.
@@ -73,27 +75,24 @@ impl Publisher {
             stable_unix_us: unix_us(),
             source,
             fps: 0.0,
-            identified: Arc::default(),
+            corrections: Arc::default(),
         });
         (Self { tx: Arc::new(tx) }, rx)
     }
 
     /// A new stable table. Returns the sequence number it was given.
     pub fn table(&self, table: TableState) -> u64 {
-        self.publish(table, None)
+        self.corrected(table, Vec::new())
     }
 
-    /// The stable table after a person named one of its pieces.
-    pub fn identified(&self, table: TableState, identification: Identification) -> u64 {
-        self.publish(table, Some(identification))
-    }
-
-    /// One change of the view, so no consumer sees the naming without its table.
-    fn publish(&self, table: TableState, identification: Option<Identification>) -> u64 {
+    /// The stable table after `corrections` of the tracker (a person named, vetoed,
+    /// placed or took back a piece; the camera took over a piece placed by hand), in one
+    /// change of the view, so no consumer sees a correction without its table.
+    pub fn corrected(&self, table: TableState, corrections: Vec<Event>) -> u64 {
         let mut seq = 0;
         self.tx.send_modify(|view| {
-            if let Some(identification) = identification {
-                Arc::make_mut(&mut view.identified).push(identification);
+            if !corrections.is_empty() {
+                Arc::make_mut(&mut view.corrections).extend(corrections);
             }
             view.seq += 1;
             seq = view.seq;
@@ -120,10 +119,21 @@ impl Publisher {
     }
 }
 
-/// Names pieces for a person on the page: the piece nearest `(x_in, y_in)` is `unit`.
-/// A tracking feed implements it (it owns the names); a scripted replay does not.
+/// A person's corrections of the tracker from the page: name a piece, veto one, place a
+/// missed one by hand or take it back. A tracking feed implements it (it owns the names
+/// and the pieces); a scripted replay does not, and the server refuses these with 409.
+/// Each publishes the corrected table at once, with its journal event.
 pub trait Identify: Send + Sync {
+    /// The piece nearest `(x_in, y_in)` is `unit`.
     fn identify(&self, unit: &str, x_in: f64, y_in: f64) -> Result<Identification, AssignError>;
+    /// The piece nearest `(x_in, y_in)` is not a piece (see
+    /// [`Tracker::veto`](crate::track::Tracker::veto)); `by` is the seat that says so.
+    fn veto(&self, x_in: f64, y_in: f64, by: &str) -> Result<Event, AssignError>;
+    /// `unit` stands at `pose`, though the camera misses it.
+    fn place(&self, unit: &str, pose: Pose, status: Status, by: &str)
+    -> Result<Event, AssignError>;
+    /// Take back `unit`, placed by hand and not yet seen by the camera.
+    fn unplace(&self, unit: &str, by: &str) -> Result<Event, AssignError>;
 }
 
 /// A producer of stable tables. It runs on its own thread (detection and tracking are

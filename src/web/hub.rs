@@ -7,6 +7,7 @@
 //! client; a client that falls [`CLIENT_QUEUE`] messages behind is told why and closed,
 //! while everyone else carries on. A phone that reconnects gets the current state at once.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,7 @@ use crate::scenario::Scenario;
 use crate::seat::Seat;
 use crate::seat::view::SeatView;
 use crate::table::TableState;
-use crate::track::Identification;
+use crate::track::Event;
 
 /// Messages a client may fall behind before it is dropped.
 pub const CLIENT_QUEUE: usize = 16;
@@ -55,20 +56,38 @@ impl Snapshot {
 }
 
 /// What the hub broadcasts: one message for everyone (the feed's status), or one per
-/// seat (a table), of which each client sends its seat's.
+/// seat (a table), of which each client sends its seat's; `None` for a seat that gets
+/// nothing now (spectators, while a table is held back for them).
 #[derive(Debug, Clone)]
 pub enum Out {
     All(Utf8Bytes),
-    PerSeat(Arc<Vec<Utf8Bytes>>),
+    PerSeat(Arc<Vec<Option<Utf8Bytes>>>),
 }
 
 impl Out {
-    fn for_slot(&self, slot: usize) -> Utf8Bytes {
+    fn for_slot(&self, slot: usize) -> Option<Utf8Bytes> {
         match self {
-            Out::All(text) => text.clone(),
+            Out::All(text) => Some(text.clone()),
             Out::PerSeat(messages) => messages[slot.min(messages.len() - 1)].clone(),
         }
     }
+}
+
+/// Snapshots held back for spectators at most: with a delay longer than this many
+/// stable tables, the oldest held is dropped and spectators skip it (they see the
+/// table after it, still on time). A stable table comes every few seconds at most, so
+/// 120 hold minutes of play; each is some tens of kB.
+pub const DELAYED_KEPT: usize = 120;
+
+/// Spectators' slot among the served seats, when a delay holds their view back.
+fn delayed_slot(state: &AppState) -> Option<usize> {
+    if state.spectator_delay.is_zero() {
+        return None;
+    }
+    state
+        .served_seats()
+        .iter()
+        .position(|s| *s == Seat::Spectator)
 }
 
 /// The feed's health as the page shows it.
@@ -172,13 +191,19 @@ pub fn snapshot(
 
 /// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
 pub async fn run(state: Arc<AppState>) {
-    record(&state, state.current().table.clone(), Vec::new()).await;
+    let first = record(&state, state.current().table.clone(), Vec::new()).await;
+    state.spectators_log_to(first);
     let mut feed = state.feed.clone();
-    // How many of the feed's identifications the journal has taken.
-    let mut identified = 0;
+    // How many of the feed's corrections the journal has taken.
+    let mut corrected = 0;
+    // Snapshots held back for spectators, each with when it is theirs and the journal's
+    // newest state once it was stored.
+    let mut held: VecDeque<(tokio::time::Instant, Arc<Snapshot>, Option<i64>)> = VecDeque::new();
+    let delayed = delayed_slot(&state);
     let mut tick = tokio::time::interval(STATUS_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        let due = held.front().map(|(due, ..)| *due);
         tokio::select! {
             changed = feed.changed() => {
                 if changed.is_err() {
@@ -190,15 +215,15 @@ pub async fn run(state: Arc<AppState>) {
                     status_out(&state, &view);
                     continue;
                 }
-                // People's namings since the last table recorded: they come with a new
-                // table, never with a status change.
-                let new_names = view.identified.get(identified..).unwrap_or_default().to_vec();
-                identified = view.identified.len();
+                // Corrections since the last table recorded: they come with a new table,
+                // never with a status change.
+                let corrections = view.corrections.get(corrected..).unwrap_or_default().to_vec();
+                corrected = view.corrections.len();
                 let worker = state.clone();
                 let snap = match tokio::task::spawn_blocking(move || {
                     snapshot(&worker.scenario, worker.rules.as_ref(), worker.served_seats(), worker.hub.receiver_count(), &view)
                 }).await {
-                    Ok(snap) => snap,
+                    Ok(snap) => Arc::new(snap),
                     Err(e) => {
                         tracing::error!(error = %e, "checking the table failed");
                         continue;
@@ -206,11 +231,28 @@ pub async fn run(state: Arc<AppState>) {
                 };
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
-                record(&state, snap.table.clone(), new_names).await;
-                let messages = Out::PerSeat(Arc::new(snap.messages.clone()));
-                *state.snapshot.write().expect("snapshot lock") = Arc::new(snap);
+                let stored = record(&state, snap.table.clone(), corrections).await;
+                let mut messages: Vec<Option<Utf8Bytes>> = snap.messages.iter().cloned().map(Some).collect();
+                if let Some(slot) = delayed {
+                    messages[slot] = None;
+                    if held.len() == DELAYED_KEPT {
+                        held.pop_front();
+                    }
+                    held.push_back((tokio::time::Instant::now() + state.spectator_delay, snap.clone(), stored));
+                }
+                *state.snapshot.write().expect("snapshot lock") = snap;
                 // No receivers is fine: nobody is looking.
-                let _ = state.hub.send(messages);
+                let _ = state.hub.send(Out::PerSeat(Arc::new(messages)));
+            }
+            _ = tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)), if due.is_some() => {
+                // A held table's time has come: spectators see it now.
+                let (_, snap, stored) = held.pop_front().expect("due only when one is held");
+                state.spectators_log_to(stored);
+                let slot = delayed.expect("held only with a delay");
+                let mut messages = vec![None; snap.messages.len()];
+                messages[slot] = Some(snap.messages[slot].clone());
+                *state.delayed.write().expect("snapshot lock") = snap;
+                let _ = state.hub.send(Out::PerSeat(Arc::new(messages)));
             }
             _ = tick.tick() => {
                 let view = feed.borrow().clone();
@@ -221,23 +263,30 @@ pub async fn run(state: Arc<AppState>) {
 }
 
 /// Store a stable table in the journal, when the server keeps one, off the runtime,
-/// after the pieces people named since the last one.
-async fn record(state: &AppState, table: Arc<TableState>, named: Vec<Identification>) {
-    let Some(recorder) = state.recorder.clone() else {
-        return;
-    };
+/// after the corrections of the tracker since the last one. Returns the journal's newest
+/// state after it (the table itself when it was stored; a table in which nothing
+/// changed is not).
+async fn record(state: &AppState, table: Arc<TableState>, corrections: Vec<Event>) -> Option<i64> {
+    let recorder = state.recorder.clone()?;
     let stored = tokio::task::spawn_blocking(move || {
         let mut r = recorder.lock().expect("recorder lock");
-        for identification in &named {
-            r.identify(identification)?;
+        for correction in &corrections {
+            r.correct(correction)?;
         }
-        r.observe(&table, crate::journal::now_ms())
+        r.observe(&table, crate::journal::now_ms())?;
+        Ok::<_, crate::journal::JournalError>(r.journal().latest_state()?.map(|s| s.seq))
     })
     .await;
     match stored {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => tracing::warn!(error = %e, "journal: state not recorded"),
-        Err(e) => tracing::warn!(error = %e, "journal: worker failed"),
+        Ok(Ok(seq)) => seq,
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "journal: state not recorded");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "journal: worker failed");
+            None
+        }
     }
 }
 
@@ -253,9 +302,10 @@ fn status_out(state: &AppState, view: &FeedView) {
 
 /// One WebSocket client at the seat of `slot`: the current state first, then every
 /// broadcast, until the client leaves, falls behind or floods us.
-pub async fn client(state: Arc<AppState>, slot: usize, mut socket: WebSocket) {
+pub async fn client(state: Arc<AppState>, viewer: super::seats::Viewer, mut socket: WebSocket) {
+    let slot = viewer.slot;
     let mut rx = state.hub.subscribe();
-    let first = state.current().messages[slot].clone();
+    let first = state.current_for(&viewer.seat).messages[slot].clone();
     if socket.send(Message::Text(first)).await.is_err() {
         return;
     }
@@ -265,7 +315,7 @@ pub async fn client(state: Arc<AppState>, slot: usize, mut socket: WebSocket) {
         tokio::select! {
             out = rx.recv() => match out {
                 Ok(out) => {
-                    let text = out.for_slot(slot);
+                    let Some(text) = out.for_slot(slot) else { continue };
                     // A phone that vanished without closing blocks the send once its TCP
                     // window is full: give up on it rather than hold its task forever.
                     match tokio::time::timeout(SEND_TIMEOUT, socket.send(Message::Text(text))).await {

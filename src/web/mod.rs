@@ -84,6 +84,16 @@ pub struct AppState {
     pub terrain_geojson: serde_json::Value,
     pub feed: watch::Receiver<FeedView>,
     pub snapshot: RwLock<Arc<Snapshot>>,
+    /// How far behind the table spectators are (`--spectator-delay`): zero, or the
+    /// delay of a streamed game, so a stream shows no move before the players have made
+    /// their next decisions on it. Seats (sides, umpire) are never delayed.
+    pub spectator_delay: std::time::Duration,
+    /// The snapshot spectators see: [`Self::snapshot`] as it was `spectator_delay` ago
+    /// (the hub keeps the snapshots in between, [`hub::DELAYED_KEPT`] at most).
+    pub delayed: RwLock<Arc<Snapshot>>,
+    /// The journal's newest state spectators may read in the log: the one stored with
+    /// the table they see now (with a delay; else every state).
+    spectators_log_seq: std::sync::atomic::AtomicI64,
     pub hub: broadcast::Sender<hub::Out>,
     pub cup: Mutex<ChitCup>,
     pub seating: Seating,
@@ -128,20 +138,30 @@ impl AppState {
         seating: Seating,
         feed: watch::Receiver<FeedView>,
     ) -> Result<Arc<Self>, WebError> {
+        Self::with_spectator_delay(setup, seating, std::time::Duration::ZERO, feed)
+    }
+
+    /// [`Self::with_seating`], with spectators shown the table as it was `delay` ago.
+    pub fn with_spectator_delay(
+        setup: Setup,
+        seating: Seating,
+        spectator_delay: std::time::Duration,
+        feed: watch::Receiver<FeedView>,
+    ) -> Result<Arc<Self>, WebError> {
         let scenario = setup.scenario;
         let mut recorder = setup.recorder;
         let (seats, stored_cup) = match &mut recorder {
             Some(recorder) => {
                 let journal = recorder.journal();
                 let seats = match Seats::from_stored(&scenario, &journal.secrets()?)? {
-                    Some(seats) => seats,
-                    None => {
-                        let seats = Seats::generate(&scenario)?;
-                        journal.add_secrets(&seats.stored())?;
-                        // Another server may have stored its secrets first: theirs win.
-                        Seats::from_stored(&scenario, &journal.secrets()?)?.unwrap_or(seats)
-                    }
+                    Some(seats) => seats.with_spectator_token()?,
+                    None => Seats::generate(&scenario)?,
                 };
+                // New secrets (a new game, or the spectators' token of a game stored
+                // before they had one) are stored; stored ones keep their values, and
+                // another server's stored first win.
+                journal.add_secrets(&seats.stored())?;
+                let seats = Seats::from_stored(&scenario, &journal.secrets()?)?.unwrap_or(seats);
                 (seats, journal.cup::<ChitCup>()?)
             }
             None => (Seats::generate(&scenario)?, None),
@@ -163,14 +183,27 @@ impl AppState {
             Seating::Open => &slots[..1],
             Seating::Seated => &slots[..],
         };
-        let first = hub::snapshot(&scenario, rules.as_ref(), served, 0, &feed.borrow().clone());
+        let first = Arc::new(hub::snapshot(
+            &scenario,
+            rules.as_ref(),
+            served,
+            0,
+            &feed.borrow().clone(),
+        ));
         let state = Arc::new(Self {
             rules,
             pub_battles: PubBattles::new(scenario.rules),
             scenario: Arc::new(scenario),
             map_svg: setup.map_svg,
             terrain_geojson,
-            snapshot: RwLock::new(Arc::new(first)),
+            snapshot: RwLock::new(first.clone()),
+            spectator_delay,
+            delayed: RwLock::new(first),
+            spectators_log_seq: std::sync::atomic::AtomicI64::new(if spectator_delay.is_zero() {
+                i64::MAX
+            } else {
+                0
+            }),
             feed,
             hub,
             cup: Mutex::new(cup),
@@ -199,6 +232,33 @@ impl AppState {
     /// The current snapshot (cheap: an Arc).
     pub fn current(&self) -> Arc<Snapshot> {
         self.snapshot.read().expect("snapshot lock").clone()
+    }
+
+    /// Spectators now see the table stored as journal state `seq` (or before it).
+    pub(crate) fn spectators_log_to(&self, seq: Option<i64>) {
+        if let Some(seq) = seq.filter(|_| !self.spectator_delay.is_zero()) {
+            self.spectators_log_seq
+                .store(seq, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the seat may read journal state `seq`: spectators of a delayed table only
+    /// those of the tables they have been shown.
+    pub fn shows_log_state(&self, seat: &Seat, seq: i64) -> bool {
+        *seat != Seat::Spectator
+            || seq
+                <= self
+                    .spectators_log_seq
+                    .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The snapshot a seat sees: a spectator's is [`Self::spectator_delay`] behind.
+    pub fn current_for(&self, seat: &Seat) -> Arc<Snapshot> {
+        if *seat == Seat::Spectator && !self.spectator_delay.is_zero() {
+            self.delayed.read().expect("snapshot lock").clone()
+        } else {
+            self.current()
+        }
     }
 }
 
@@ -340,7 +400,7 @@ async fn ws(
     upgrade
         .max_message_size(4 * 1024)
         .on_upgrade(move |socket| async move {
-            hub::client(state, viewer.slot, socket).await;
+            hub::client(state, viewer, socket).await;
             drop(slot);
         })
 }
@@ -401,6 +461,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/log", get(api::log))
         .route("/log/{seq}", get(api::log_state))
         .route("/identify", post(api::identify))
+        .route("/veto", post(api::veto))
+        .route("/place", post(api::place))
+        .route("/unplace", post(api::unplace))
         .route("/seat", get(seats::seat))
         .route("/seats", get(seats::seats))
         .fallback(api::not_found)

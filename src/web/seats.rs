@@ -153,7 +153,7 @@ pub async fn seats(
 }
 
 /// Each seat with a label and the address that claims it: the sides first, then the
-/// umpire, then spectators (the bare address: no token).
+/// umpire, then spectators (their own token; the bare address seats a spectator too).
 pub fn seat_urls(state: &AppState) -> Vec<(Seat, String, String)> {
     let url = |seat: &Seat| match state.seats.token(seat) {
         Some(token) => format!("{}#seat={token}", state.url),
