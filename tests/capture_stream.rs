@@ -344,6 +344,7 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
             recorder: Some(recorder),
             identify: None,
             url: "http://127.0.0.1/".into(),
+            camera: None,
         },
         rx,
     )
@@ -360,6 +361,7 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
             tracker,
             opened: opened_tx,
             ages: ages.clone(),
+            tap: Arc::default(),
         }),
         publisher,
     )

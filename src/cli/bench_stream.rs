@@ -137,6 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             tracker,
             opened: opened_tx,
             ages: ages.clone(),
+            tap: Arc::default(),
         }),
         publisher,
     )?;

@@ -8,7 +8,7 @@ use aide::capture::replay::ReplayFolder;
 use aide::capture::video::Pace;
 use aide::capture::{CameraOptions, CameraSpec, FrameSource, WebcamMode};
 use aide::journal::Recorder;
-use aide::live::{CameraFeed, Namer, Opener};
+use aide::live::{CameraFeed, CameraTap, Namer, Opener};
 use aide::scenario::{Scenario, load_state};
 use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
@@ -232,6 +232,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             })))
         }
     };
+    // The page's camera check reads what the feed last saw.
+    let tap = match &source {
+        Source::States(_) => None,
+        Source::Frames { intrinsics, .. } => Some(Arc::new(CameraTap::new(intrinsics.clone()))),
+    };
     let namer = tracker.clone().map(|tracker| {
         Arc::new(Namer {
             tracker,
@@ -253,6 +258,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             recorder,
             identify: namer,
             url: url.clone(),
+            camera: tap.clone(),
         },
         seating,
         rx,
@@ -289,6 +295,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     tracker,
                     opened: opened_tx,
                     ages: Arc::default(),
+                    tap: tap.clone().expect("made for every watched source"),
                 }),
                 publisher,
             )
