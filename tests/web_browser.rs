@@ -200,3 +200,26 @@ fn every_rule_system_in_headless_chromium() {
     );
     println!("screenshots: {}", tmp.display());
 }
+
+/// The camera check as a page step (tests/browser/camera.test.js): the demo watched
+/// through its synthetic camera, the umpire's Camera panel at 390x844.
+#[test]
+fn camera_check_step_in_headless_chromium() {
+    let (browser, chromium) = browser_dir();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_camera");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (_watched, addr) = serve(&["--replay-rate", "0"]);
+    let status = Command::new("node")
+        .arg(browser.join("camera.test.js"))
+        .env("AIDE_URL", format!("http://{addr}/"))
+        .env("AIDE_SHOTS", &tmp)
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    assert!(
+        status.success(),
+        "the camera step's page test failed (screenshots in {})",
+        tmp.display()
+    );
+    println!("screenshots: {}", tmp.display());
+}

@@ -1258,7 +1258,7 @@ async function cameraCheck() {
     show("cameraout", h("p", { className: "bad", role: "alert" }, e.message));
     return;
   }
-  const r = answer.report;
+  const r = app.cameraReport = answer.report;
   const [w, ht] = r.frame;
   const svg = el("svg", { id: "camerapic", viewBox: `0 0 ${w} ${ht}`, role: "img" });
   svg.setAttribute("aria-label", `What the camera sees: ${r.cards.filter((c) => c.found).length} of 4 corner cards found`);
