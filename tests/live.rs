@@ -125,6 +125,7 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
             tracker,
             opened: opened_tx,
             ages: Arc::default(),
+            tap: Arc::default(),
         }),
         publisher,
     )

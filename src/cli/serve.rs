@@ -35,8 +35,8 @@ pub struct Args {
     #[arg(long, default_value_t = 5.0)]
     pub fps: f64,
     /// Watch a camera through the detector: webcam N (cargo feature `camera`), a phone
-    /// or IP camera's MJPEG stream (http://PHONE:8080/video), or a recorded game (an
-    /// H.264 .mp4 file).
+    /// or IP camera's MJPEG stream (http://PHONE:8080/video) or H.264 stream
+    /// (rtsp://[USER:PASSWORD@]CAMERA:554/PATH), or a recorded game (an H.264 .mp4 file).
     #[arg(long, requires = "scenario", conflicts_with = "frames")]
     pub camera: Option<CameraSpec>,
     /// The webcam's resolution, WxH in pixels (the nearest it offers).
@@ -235,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The page's camera check reads what the feed last saw.
     let tap = match &source {
         Source::States(_) => None,
-        Source::Frames { intrinsics, .. } => Some(Arc::new(CameraTap::new(intrinsics.clone()))),
+        Source::Frames { intrinsics, .. } => Some(Arc::new(CameraTap::new(*intrinsics))),
     };
     let namer = tracker.clone().map(|tracker| {
         Arc::new(Namer {

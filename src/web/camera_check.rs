@@ -76,7 +76,7 @@ pub async fn report(
         )
     })?;
     let (map_w, map_h) = (state.scenario.map.width_in, state.scenario.map.height_in);
-    let intrinsics = camera.tap.intrinsics.clone();
+    let intrinsics = camera.tap.intrinsics;
     let index = frame.index;
     // Finding tags and encoding the picture take tens of milliseconds: off the runtime.
     let (mut report, jpeg) = tokio::task::spawn_blocking(move || {
