@@ -30,6 +30,9 @@ use crate::journal::{Millis, now_ms};
 
 /// How long [`Webcam::lock_controls`] waits for the grabber to lock them.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
+/// Frames a reopened camera runs on its automatic modes before they are locked again:
+/// about a second, for its exposure to settle on the table.
+const SETTLE_FRAMES: u64 = 30;
 
 /// Which camera and how it should run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -157,6 +160,15 @@ struct LockState {
     notes: Option<Vec<String>>,
 }
 
+impl LockState {
+    /// Whether to lock now, `frames` into this opening of the camera: at once the first
+    /// time (the pipeline asks once the picture is right), after [`SETTLE_FRAMES`] when
+    /// the camera was opened again.
+    fn due(&self, reopened: bool, frames: u64) -> bool {
+        self.wanted && self.notes.is_none() && (!reopened || frames >= SETTLE_FRAMES)
+    }
+}
+
 /// A webcam that reopens itself.
 pub struct Webcam {
     settings: WebcamSettings,
@@ -182,14 +194,21 @@ impl Webcam {
                     let mut camera = open_camera(settings)?;
                     tracing::info!(device = settings.device, format = %camera.camera_format(), "camera open");
                     *name.lock().expect("name lock") = camera.info().human_name();
-                    locking.state.lock().expect("lock state").notes = None;
+                    // Opened again: its automatic modes are back on.
+                    let reopened = locking
+                        .state
+                        .lock()
+                        .expect("lock state")
+                        .notes
+                        .take()
+                        .is_some();
                     while !slot.is_closed() {
                         let buffer = camera
                             .frame()
                             .map_err(|e| format!("camera {} lost: {e}", settings.device))?;
                         *frames += 1;
                         slot.put((buffer, now_ms()));
-                        locking.lock_if_wanted(&mut camera);
+                        locking.lock_if_due(&mut camera, reopened, *frames);
                     }
                     Ok(())
                 },
@@ -207,10 +226,10 @@ impl Webcam {
 
 impl Locking {
     /// On the grabber thread, after a frame: lock the controls if the pipeline wants
-    /// them held and this opening of the camera has not yet.
-    fn lock_if_wanted(&self, camera: &mut Camera) {
+    /// them held and this opening of the camera has not yet (see [`LockState::due`]).
+    fn lock_if_due(&self, camera: &mut Camera, reopened: bool, frames: u64) {
         let mut state = self.state.lock().expect("lock state");
-        if !state.wanted || state.notes.is_some() {
+        if !state.due(reopened, frames) {
             return;
         }
         let notes = lock(camera);
@@ -285,4 +304,21 @@ fn open_camera(s: WebcamSettings) -> Result<Camera, String> {
         .open_stream()
         .map_err(|e| format!("camera {}: {e}", s.device))?;
     Ok(camera)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LockState, SETTLE_FRAMES};
+
+    #[test]
+    fn controls_lock_when_asked_and_again_a_second_after_a_reopen() {
+        let mut state = LockState::default();
+        assert!(!state.due(false, 1), "not asked");
+        state.wanted = true;
+        assert!(state.due(false, 1), "asked: at once");
+        assert!(!state.due(true, SETTLE_FRAMES - 1), "reopened: settling");
+        assert!(state.due(true, SETTLE_FRAMES));
+        state.notes = Some(Vec::new());
+        assert!(!state.due(true, SETTLE_FRAMES), "done for this opening");
+    }
 }
