@@ -76,6 +76,24 @@ fn browser_dir() -> (PathBuf, String) {
     (browser, chromium)
 }
 
+/// Run the page test `test` (a file in tests/browser) with `env`, its screenshots in
+/// `shots`; fail saying where they are.
+fn page_test(browser: &Path, chromium: &str, test: &str, shots: &Path, env: &[(&str, String)]) {
+    let status = Command::new("node")
+        .arg(browser.join(test))
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("AIDE_SHOTS", shots)
+        .env("CHROMIUM", chromium)
+        .status()
+        .expect("run node");
+    assert!(
+        status.success(),
+        "{test} failed (screenshots in {})",
+        shots.display()
+    );
+    println!("screenshots: {}", shots.display());
+}
+
 #[test]
 fn phone_page_in_headless_chromium() {
     let (browser, chromium) = browser_dir();
@@ -134,24 +152,20 @@ fn phone_page_in_headless_chromium() {
     let check_text_path = tmp.join("check.txt");
     std::fs::write(&check_text_path, &check_text.stdout).unwrap();
 
-    let status = Command::new("node")
-        .arg(browser.join("page.test.js"))
-        .env("AIDE_URL", format!("http://{addr}/"))
-        .env("AIDE_LIVE_URL", format!("http://{live_addr}/"))
-        .env("AIDE_WATCHED_URL", format!("http://{watched_addr}/"))
-        .env("AIDE_CHECK_JSON", &check_path)
-        .env("AIDE_CHECK_TEXT", &check_text_path)
-        .env("AIDE_ROUNDING", rounding_cases())
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    assert!(
-        status.success(),
-        "the page test failed (screenshots in {})",
-        tmp.display()
+    page_test(
+        &browser,
+        &chromium,
+        "page.test.js",
+        &tmp,
+        &[
+            ("AIDE_URL", format!("http://{addr}/")),
+            ("AIDE_LIVE_URL", format!("http://{live_addr}/")),
+            ("AIDE_WATCHED_URL", format!("http://{watched_addr}/")),
+            ("AIDE_CHECK_JSON", check_path.display().to_string()),
+            ("AIDE_CHECK_TEXT", check_text_path.display().to_string()),
+            ("AIDE_ROUNDING", rounding_cases()),
+        ],
     );
-    println!("screenshots: {}", tmp.display());
 }
 
 /// Every demo scenario (Pub Battles, One Hour Wargames, NBC) at 390x844 and 844x390:
@@ -185,20 +199,14 @@ fn every_rule_system_in_headless_chromium() {
         servers.push(server);
         urls.push(format!("{name}=http://{addr}/"));
     }
-    let status = Command::new("node")
-        .arg(browser.join("systems.test.js"))
-        .env("AIDE_URLS", urls.join(" "))
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    drop(servers);
-    assert!(
-        status.success(),
-        "the rule-systems page test failed (screenshots in {})",
-        tmp.display()
+    page_test(
+        &browser,
+        &chromium,
+        "systems.test.js",
+        &tmp,
+        &[("AIDE_URLS", urls.join(" "))],
     );
-    println!("screenshots: {}", tmp.display());
+    drop(servers);
 }
 
 /// The camera check as a page step (tests/browser/camera.test.js): the demo watched
@@ -209,17 +217,11 @@ fn camera_check_step_in_headless_chromium() {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_camera");
     std::fs::create_dir_all(&tmp).unwrap();
     let (_watched, addr) = serve(&["--replay-rate", "0"]);
-    let status = Command::new("node")
-        .arg(browser.join("camera.test.js"))
-        .env("AIDE_URL", format!("http://{addr}/"))
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    assert!(
-        status.success(),
-        "the camera step's page test failed (screenshots in {})",
-        tmp.display()
+    page_test(
+        &browser,
+        &chromium,
+        "camera.test.js",
+        &tmp,
+        &[("AIDE_URL", format!("http://{addr}/"))],
     );
-    println!("screenshots: {}", tmp.display());
 }
