@@ -47,6 +47,8 @@ pub struct CameraFeed {
     /// How old each frame was when the tracker had its detection: what a player waits
     /// for. Shared so `aide bench stream` and the tests can read it.
     pub ages: Arc<FrameAges>,
+    /// The newest frame and the camera's controls, for the page's camera check.
+    pub tap: Arc<CameraTap>,
 }
 
 impl Feed for CameraFeed {
@@ -57,6 +59,7 @@ impl Feed for CameraFeed {
             tracker,
             opened,
             ages,
+            tap,
         } = *self;
         let mut source = match open() {
             Ok(source) => {
@@ -101,13 +104,15 @@ impl Feed for CameraFeed {
                     if !locked {
                         // The corner cards are in view and read: the picture is right.
                         locked = true;
-                        for note in source.lock_controls() {
+                        let notes = source.lock_controls();
+                        for note in &notes {
                             if note.contains("not locked") {
                                 tracing::warn!(%note, "camera controls");
                             } else {
                                 tracing::info!(%note, "camera controls");
                             }
                         }
+                        *tap.controls.lock().expect("tap lock") = notes;
                     }
                     observation
                 }
@@ -137,6 +142,7 @@ impl Feed for CameraFeed {
                 observer.settled(&frame, &table);
             }
             ages.record(now_ms().saturating_sub(frame.ts_ms).max(0) as u64);
+            *tap.frame.lock().expect("tap lock") = Some(Arc::new(frame));
         }
         // Keep the feed open until the server stops, so its last table stays served.
         while !publisher.is_closed() {
@@ -160,6 +166,37 @@ pub fn observe(
             disturbance: 1.0,
         }
     })
+}
+
+/// What the feed last saw, for the page's camera check (shared with the server): the
+/// newest frame read, and what the camera said when its controls were held. Holding the
+/// frame costs no copy: the feed is done with it.
+#[derive(Default)]
+pub struct CameraTap {
+    frame: Mutex<Option<Arc<capture::Frame>>>,
+    controls: Mutex<Vec<String>>,
+    /// The lens the detector was given (`--camera-file`).
+    pub intrinsics: Option<crate::vision::Intrinsics>,
+}
+
+impl CameraTap {
+    pub fn new(intrinsics: Option<crate::vision::Intrinsics>) -> Self {
+        Self {
+            intrinsics,
+            ..Self::default()
+        }
+    }
+
+    /// The newest frame read, if any yet.
+    pub fn frame(&self) -> Option<Arc<capture::Frame>> {
+        self.frame.lock().expect("tap lock").clone()
+    }
+
+    /// Which of the camera's controls were held and which it refused (empty until the
+    /// corner cards were first read, and for sources with none).
+    pub fn controls(&self) -> Vec<String> {
+        self.controls.lock().expect("tap lock").clone()
+    }
 }
 
 /// Names pieces of the tracker a [`CameraFeed`] runs, for a person on the page: at once,

@@ -100,3 +100,147 @@ fn a_good_camera_passes_and_each_fault_is_named_with_its_fix() {
         "{report:#}"
     );
 }
+
+/// A camera that shows one picture, again and again.
+struct Still(RgbImage, u64);
+
+impl aide::capture::FrameSource for Still {
+    fn next_frame(&mut self) -> Result<aide::capture::Frame, aide::capture::CaptureError> {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        self.1 += 1;
+        Ok(aide::capture::Frame {
+            image: self.0.clone(),
+            ts_ms: aide::journal::now_ms(),
+            index: self.1 - 1,
+        })
+    }
+
+    fn kind(&self) -> aide::capture::SourceKind {
+        aide::capture::SourceKind::Camera
+    }
+
+    fn describe(&self) -> String {
+        "a still picture".into()
+    }
+}
+
+/// The page's camera step: GET /api/camera-check runs the check on the frame the live
+/// feed read last, and answers what `aide camera-check` prints for that picture, to the
+/// last digit; the picture comes with it. On a seated table only the umpire gets it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_gets_the_terminals_check_of_the_feeds_newest_frame() {
+    use aide::live::{CameraFeed, CameraTap};
+    use aide::track::{Tracker, TrackerConfig};
+    use aide::vision::{ColourModel, TableObserver};
+    use aide::web::feed::{Publisher, Source};
+    use aide::web::{AppState, Seating, Setup, demo};
+    use std::sync::{Arc, Mutex};
+
+    let scene = sim::random_scene(2, 36.0, 24.0, 1280, 720);
+    let image = sim::render(&scene);
+    let dir = tempfile::tempdir().unwrap();
+    let terminal = check(&image, dir.path(), "frame.png");
+
+    let scenario = demo::scenario().unwrap();
+    assert_eq!(
+        (scenario.map.width_in, scenario.map.height_in),
+        (36.0, 24.0)
+    );
+    let mut servers = Vec::new();
+    for seating in [Seating::Open, Seating::Seated] {
+        let tables = demo::tables(&scenario).unwrap();
+        let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
+        let tap = Arc::new(CameraTap::new(None));
+        let state = AppState::with_seating(
+            Setup {
+                scenario: scenario.clone(),
+                map_svg: None,
+                terrain_geojson: String::new(),
+                recorder: None,
+                identify: None,
+                url: "http://127.0.0.1/".into(),
+                camera: Some(tap.clone()),
+            },
+            seating,
+            rx,
+        )
+        .unwrap();
+        let (opened, opened_rx) = std::sync::mpsc::channel();
+        let still = image.clone();
+        aide::web::feed::spawn(
+            Box::new(CameraFeed {
+                open: Box::new(move || Ok(Box::new(Still(still, 0)) as _)),
+                observer: Box::new(TableObserver::new(&scenario, None, ColourModel::builtin())),
+                tracker: Arc::new(Mutex::new(Tracker::resume(
+                    Arc::new(scenario.clone()),
+                    TrackerConfig::default(),
+                    tables[0].clone(),
+                ))),
+                opened,
+                ages: Arc::default(),
+                tap,
+            }),
+            publisher,
+        )
+        .unwrap();
+        opened_rx.recv().unwrap().unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(aide::web::serve(listener, state));
+        servers.push(addr);
+    }
+    let http = reqwest::Client::new();
+
+    // The open table: everyone is the umpire.
+    let open = servers[0];
+    let asked = std::time::Instant::now();
+    let answer: Value = loop {
+        let r = http
+            .get(format!("http://{open}/api/camera-check"))
+            .send()
+            .await
+            .unwrap();
+        // 503 until the feed has read a frame.
+        assert!(asked.elapsed().as_secs() < 10, "no frame read in 10 s");
+        if r.status() != 503 {
+            assert_eq!(r.status(), 200);
+            break r.json().await.unwrap();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(answer["report"], terminal, "{answer:#}");
+    assert_eq!(
+        answer["report"]["cards"][3]["outline_px"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    let picture = http
+        .get(format!(
+            "http://{open}{}",
+            answer["picture"].as_str().unwrap()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(picture.headers()["content-type"], "image/jpeg");
+    let jpeg = image::load_from_memory(&picture.bytes().await.unwrap()).unwrap();
+    assert_eq!((jpeg.width(), jpeg.height()), image.dimensions());
+
+    // A seated table: a spectator (no token) is refused, saying why.
+    let seated = servers[1];
+    for path in ["camera-check", "camera-check.jpg"] {
+        let r = http
+            .get(format!("http://{seated}/api/{path}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403);
+        let body: Value = r.json().await.unwrap();
+        assert!(
+            body["error"].as_str().unwrap().contains("umpire's"),
+            "{body}"
+        );
+    }
+}

@@ -1,8 +1,9 @@
-//! Network cameras on loopback: an MJPEG server (as a phone webcam app serves) streams
-//! frames, the stream source reads them, drops are reconnected, and a slow reader gets
-//! the newest frame rather than a queue. The last test plays a whole scripted game of
-//! rendered frames through the server, the detector, the tracker and a SQLite journal,
-//! with the stream killed mid-game.
+//! Network cameras on loopback: an MJPEG server (as a phone webcam app serves) and an
+//! RTSP server of H.264 (as an IP camera serves) stream frames, the stream sources read
+//! them, drops are reconnected, and a slow reader gets the newest frame rather than a
+//! queue. The last tests play a whole scripted game of rendered frames through each
+//! server, the detector, the tracker and a SQLite journal, with the stream killed
+//! mid-game.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,9 +11,12 @@ use std::time::{Duration, Instant};
 
 mod common;
 
+use aide::capture::loopback::Clip;
 use aide::capture::mjpeg::MjpegStream;
-use aide::capture::serve_mjpeg::{Clip, MjpegServer};
-use aide::capture::{CaptureError, FrameSource};
+use aide::capture::rtsp::RtspStream;
+use aide::capture::serve_mjpeg::MjpegServer;
+use aide::capture::serve_rtsp::RtspServer;
+use aide::capture::{CaptureError, Frame, FrameSource};
 use image::{Rgb, RgbImage};
 
 fn jpeg(image: &RgbImage) -> Vec<u8> {
@@ -23,12 +27,120 @@ fn jpeg(image: &RgbImage) -> Vec<u8> {
     out
 }
 
-/// `n` flat grey 64x48 frames, frame i at grey level 2i: its number survives JPEG.
-fn numbered_clip(n: usize, fps: f64) -> Arc<Clip> {
-    let frames = (0..n)
-        .map(|i| jpeg(&RgbImage::from_pixel(64, 48, Rgb([2 * i as u8; 3]))))
+/// How a camera serves its frames.
+#[derive(Debug, Clone, Copy)]
+enum Protocol {
+    Mjpeg,
+    Rtsp,
+}
+
+/// A camera serving a clip on loopback.
+enum Phone {
+    Mjpeg(MjpegServer),
+    Rtsp(RtspServer),
+}
+
+/// A stream source reading a phone.
+enum Stream {
+    Mjpeg(MjpegStream),
+    Rtsp(RtspStream),
+}
+
+impl Protocol {
+    /// `frames` at `fps` as the camera encodes them: JPEG each (a still frame repeated is
+    /// encoded once), or H.264 with a key picture every second.
+    fn clip(self, frames: &[RgbImage], fps: f64) -> Arc<Clip> {
+        Arc::new(match self {
+            Self::Mjpeg => {
+                let mut out: Vec<Vec<u8>> = Vec::new();
+                for (i, image) in frames.iter().enumerate() {
+                    let bytes = match i.checked_sub(1).map(|p| &frames[p]) {
+                        Some(prev) if prev == image => out.last().unwrap().clone(),
+                        _ => jpeg(image),
+                    };
+                    out.push(bytes);
+                }
+                Clip::new(out, fps)
+            }
+            Self::Rtsp => Clip::h264(frames, fps, fps.round() as u32).unwrap(),
+        })
+    }
+
+    fn serve(self, addr: SocketAddr, clip: Arc<Clip>) -> Phone {
+        match self {
+            Self::Mjpeg => Phone::Mjpeg(MjpegServer::start(addr, clip).unwrap()),
+            Self::Rtsp => Phone::Rtsp(RtspServer::start(addr, clip).unwrap()),
+        }
+    }
+
+    fn open(self, url: &str) -> Result<Stream, CaptureError> {
+        Ok(match self {
+            Self::Mjpeg => Stream::Mjpeg(MjpegStream::open(url)?),
+            Self::Rtsp => Stream::Rtsp(RtspStream::open(url)?),
+        })
+    }
+
+    /// How the source names itself for the stream at `addr`.
+    fn describe(self, addr: SocketAddr) -> String {
+        match self {
+            Self::Mjpeg => format!("MJPEG stream http://{addr}/video"),
+            Self::Rtsp => format!("RTSP stream rtsp://{addr}/video"),
+        }
+    }
+}
+
+impl Phone {
+    fn addr(&self) -> SocketAddr {
+        match self {
+            Self::Mjpeg(p) => p.addr(),
+            Self::Rtsp(p) => p.addr(),
+        }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Self::Mjpeg(p) => p.url(),
+            Self::Rtsp(p) => p.url(),
+        }
+    }
+
+    fn stop(self) {
+        match self {
+            Self::Mjpeg(p) => p.stop(),
+            Self::Rtsp(p) => p.stop(),
+        }
+    }
+}
+
+impl Stream {
+    fn next_frame(&mut self) -> Result<Frame, CaptureError> {
+        match self {
+            Self::Mjpeg(s) => s.next_frame(),
+            Self::Rtsp(s) => s.next_frame(),
+        }
+    }
+
+    fn dropped(&self) -> u64 {
+        match self {
+            Self::Mjpeg(s) => s.dropped(),
+            Self::Rtsp(s) => s.dropped(),
+        }
+    }
+
+    fn boxed(self) -> Box<dyn FrameSource> {
+        match self {
+            Self::Mjpeg(s) => Box::new(s),
+            Self::Rtsp(s) => Box::new(s),
+        }
+    }
+}
+
+/// `n` flat grey 64x48 frames, frame i at grey level 2i: its number survives both codecs.
+fn numbered_clip(protocol: Protocol, n: usize, fps: f64) -> Arc<Clip> {
+    let frames: Vec<RgbImage> = (0..n)
+        .map(|i| RgbImage::from_pixel(64, 48, Rgb([2 * i as u8; 3])))
         .collect();
-    Arc::new(Clip::new(frames, fps))
+    protocol.clip(&frames, fps)
 }
 
 fn number(frame: &aide::capture::Frame) -> usize {
@@ -40,10 +152,19 @@ fn loopback() -> SocketAddr {
 }
 
 #[test]
-fn a_slow_reader_gets_the_newest_frame_never_a_queue() {
-    let clip = numbered_clip(120, 30.0);
-    let server = MjpegServer::start(loopback(), clip.clone()).unwrap();
-    let mut stream = MjpegStream::open(&server.url()).unwrap();
+fn a_slow_mjpeg_reader_gets_the_newest_frame_never_a_queue() {
+    a_slow_reader_gets_the_newest_frame_never_a_queue(Protocol::Mjpeg);
+}
+
+#[test]
+fn a_slow_rtsp_reader_gets_the_newest_frame_never_a_queue() {
+    a_slow_reader_gets_the_newest_frame_never_a_queue(Protocol::Rtsp);
+}
+
+fn a_slow_reader_gets_the_newest_frame_never_a_queue(protocol: Protocol) {
+    let clip = numbered_clip(protocol, 120, 30.0);
+    let server = protocol.serve(loopback(), clip.clone());
+    let mut stream = protocol.open(&server.url()).unwrap();
     // A detector that takes 150 ms a frame, 4.5 frame intervals: a queue would fall
     // 3.5 frames further behind with each frame read.
     let mut behind = Vec::new();
@@ -64,11 +185,21 @@ fn a_slow_reader_gets_the_newest_frame_never_a_queue() {
 }
 
 #[test]
-fn a_dropped_stream_is_lost_then_read_again_within_2_s_of_the_server_returning() {
-    let clip = numbered_clip(100, 20.0);
-    let server = MjpegServer::start(loopback(), clip.clone()).unwrap();
+fn a_dropped_mjpeg_stream_is_lost_then_read_again_within_2_s_of_the_server_returning() {
+    a_dropped_stream_is_lost_then_read_again_within_2_s_of_the_server_returning(Protocol::Mjpeg);
+}
+
+#[test]
+fn a_dropped_rtsp_stream_is_lost_then_read_again_within_2_s_of_the_server_returning() {
+    a_dropped_stream_is_lost_then_read_again_within_2_s_of_the_server_returning(Protocol::Rtsp);
+}
+
+fn a_dropped_stream_is_lost_then_read_again_within_2_s_of_the_server_returning(protocol: Protocol) {
+    let clip = numbered_clip(protocol, 100, 20.0);
+    let server = protocol.serve(loopback(), clip.clone());
     let addr = server.addr();
-    let mut stream = MjpegStream::open(&server.url()).unwrap();
+    let url = server.url();
+    let mut stream = protocol.open(&url).unwrap();
     for _ in 0..3 {
         stream.next_frame().unwrap();
     }
@@ -82,12 +213,12 @@ fn a_dropped_stream_is_lost_then_read_again_within_2_s_of_the_server_returning()
             Err(e) => panic!("{e}"),
         }
     };
-    assert!(why.starts_with(&format!("http://{addr}/video: ")), "{why}");
+    assert!(why.starts_with(&format!("{url}: ")), "{why}");
     assert!(dropped.elapsed() < Duration::from_secs(3));
     // Down for 1.5 s: the back-off has grown to its most by then.
     std::thread::sleep(Duration::from_millis(1500));
     assert!(matches!(stream.next_frame(), Err(CaptureError::Lost(_))));
-    let server = MjpegServer::start(addr, clip.clone()).unwrap();
+    let server = protocol.serve(addr, clip.clone());
     let back = Instant::now();
     let frame = loop {
         match stream.next_frame() {
@@ -120,6 +251,14 @@ fn a_wrong_address_or_a_server_with_no_stream_is_refused_with_a_reason() {
     );
     let err = MjpegStream::open("rtsp://camera/stream").err().unwrap();
     assert!(err.to_string().contains("only http://"), "{err}");
+    let err = RtspStream::open(&format!("rtsp://{free}/video"))
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("rtsp://{free}/video: ")),
+        "{err}"
+    );
     // A web server that answers with a page, not a stream.
     let listener = std::net::TcpListener::bind(loopback()).unwrap();
     let addr = listener.local_addr().unwrap();
@@ -147,7 +286,21 @@ fn a_wrong_address_or_a_server_with_no_stream_is_refused_with_a_reason() {
 /// journal ends holding exactly the script's events, those committed before the drop
 /// among them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_stream() {
+async fn a_game_streamed_as_mjpeg_is_logged_move_by_move_through_a_dropped_stream() {
+    a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_stream(Protocol::Mjpeg)
+        .await;
+}
+
+/// The same game from an IP camera: H.264 over RTSP, a key picture a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_streamed_as_rtsp_is_logged_move_by_move_through_a_dropped_stream() {
+    a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_stream(Protocol::Rtsp)
+        .await;
+}
+
+async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_stream(
+    protocol: Protocol,
+) {
     use aide::journal::Recorder;
     use aide::live::{CameraFeed, FrameAges};
     use aide::track::{Tracker, TrackerConfig};
@@ -164,20 +317,11 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
     let tables: Vec<_> = demo::tables(&scenario).unwrap()[..4].to_vec();
     let (camera, lens) = common::demo_camera(&scenario, &tables, 1000.0);
     let mut camera = camera.with_timing(REACH, HOLD);
-    let mut frames: Vec<Vec<u8>> = Vec::new();
-    let mut last: Option<RgbImage> = None;
-    for _ in 0..tables.len() as u32 * (REACH + HOLD) {
-        let image = camera.next_frame().unwrap().image;
-        // Still frames repeat: encode each picture once.
-        let bytes = match &last {
-            Some(prev) if *prev == image => frames.last().unwrap().clone(),
-            _ => jpeg(&image),
-        };
-        frames.push(bytes);
-        last = Some(image);
-    }
-    let clip = Arc::new(Clip::new(frames, FPS));
-    let phone = MjpegServer::start(loopback(), clip.clone()).unwrap();
+    let frames: Vec<RgbImage> = (0..tables.len() as u32 * (REACH + HOLD))
+        .map(|_| camera.next_frame().unwrap().image)
+        .collect();
+    let clip = protocol.clip(&frames, FPS);
+    let phone = protocol.serve(loopback(), clip.clone());
     let phone_addr = phone.addr();
     let url = phone.url();
 
@@ -200,6 +344,7 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
             recorder: Some(recorder),
             identify: None,
             url: "http://127.0.0.1/".into(),
+            camera: None,
         },
         rx,
     )
@@ -207,7 +352,7 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
     let ages = Arc::new(FrameAges::default());
     aide::web::feed::spawn(
         Box::new(CameraFeed {
-            open: Box::new(move || Ok(Box::new(MjpegStream::open(&url)?) as Box<dyn FrameSource>)),
+            open: Box::new(move || Ok(protocol.open(&url)?.boxed())),
             observer: Box::new(TableObserver::new(
                 &scenario,
                 Some(lens),
@@ -216,12 +361,13 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
             tracker,
             opened: opened_tx,
             ages: ages.clone(),
+            tap: Arc::default(),
         }),
         publisher,
     )
     .unwrap();
     let watching = opened_rx.recv().unwrap().unwrap();
-    assert_eq!(watching, format!("MJPEG stream http://{phone_addr}/video"));
+    assert_eq!(watching, protocol.describe(phone_addr));
     let listener = tokio::net::TcpListener::bind(loopback()).await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(aide::web::serve(listener, state));
@@ -253,7 +399,7 @@ async fn a_game_streamed_by_a_phone_is_logged_move_by_move_through_a_dropped_str
     }
     assert!(lost, "the page never said the camera was lost");
     tokio::time::sleep(Duration::from_millis(800)).await;
-    let phone = MjpegServer::start(phone_addr, clip.clone()).unwrap();
+    let phone = protocol.serve(phone_addr, clip.clone());
     let back = Instant::now();
     while source(&get_state().await) != "camera" {
         assert!(

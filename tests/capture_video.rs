@@ -9,47 +9,34 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use aide::capture::FrameSource;
+use aide::capture::h264;
 use aide::capture::video::{Pace, VideoFile};
 use aide::track::Event;
 use aide::web::demo;
 use image::RgbImage;
-use openh264::OpenH264API;
-use openh264::encoder::{Encoder, EncoderConfig, FrameRate, QpRange, RateControlMode};
-use openh264::formats::{RgbSliceU8, YUVBuffer};
 
 /// Write `frames` as an H.264 MP4 at `fps`, as a phone or a club's camera records.
 fn write_mp4(path: &Path, frames: &[RgbImage], fps: f64) {
     use mp4::{AvcConfig, MediaConfig, Mp4Config, Mp4Sample, Mp4Writer, TrackConfig, TrackType};
     let (w, h) = frames[0].dimensions();
-    // No rate control: every picture kept, at the quality the QP range gives.
-    let config = EncoderConfig::new()
-        .rate_control_mode(RateControlMode::Off)
-        .max_frame_rate(FrameRate::from_hz(fps as f32))
-        .qp(QpRange::new(8, 12))
-        .skip_frames(false);
-    let mut encoder = Encoder::with_api_config(OpenH264API::from_source(), config).unwrap();
+    let mut encoder = h264::Encoder::new(fps, fps.round() as u32).unwrap();
     let (mut sps, mut pps) = (Vec::new(), Vec::new());
     let mut samples = Vec::new();
     for image in frames {
-        let yuv =
-            YUVBuffer::from_rgb_source(RgbSliceU8::new(image.as_raw(), (w as usize, h as usize)));
-        let stream = encoder.encode(&yuv).unwrap().to_vec();
+        let unit = encoder.encode(image).unwrap();
         // Start codes out, lengths in (MP4 keeps the parameter sets in the track's header).
-        let (mut sample, mut sync) = (Vec::new(), false);
-        for nal in openh264::nal_units(&stream) {
-            let start = nal.iter().position(|b| *b == 1).unwrap() + 1;
-            let body = &nal[start..];
-            match body[0] & 0x1f {
-                7 => sps = body.to_vec(),
-                8 => pps = body.to_vec(),
-                kind => {
-                    sync |= kind == 5;
-                    sample.extend_from_slice(&(body.len() as u32).to_be_bytes());
-                    sample.extend_from_slice(body);
+        let mut sample = Vec::new();
+        for nal in unit.nal_units() {
+            match nal[0] & 0x1f {
+                7 => sps = nal.to_vec(),
+                8 => pps = nal.to_vec(),
+                _ => {
+                    sample.extend_from_slice(&(nal.len() as u32).to_be_bytes());
+                    sample.extend_from_slice(nal);
                 }
             }
         }
-        samples.push((sample, sync));
+        samples.push((sample, unit.key));
     }
     let file = std::fs::File::create(path).unwrap();
     let mut writer = Mp4Writer::write_start(

@@ -109,6 +109,7 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
             recorder: Some(recorder),
             identify: Some(Arc::new(namer)),
             url: "http://127.0.0.1/".into(),
+            camera: None,
         },
         rx,
     )
@@ -124,6 +125,7 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
             tracker,
             opened: opened_tx,
             ages: Arc::default(),
+            tap: Arc::default(),
         }),
         publisher,
     )

@@ -316,6 +316,7 @@ fn server() -> &'static Fuzzed {
                 recorder: Some(recorder),
                 identify: Some(Arc::new(namer)),
                 url: "http://127.0.0.1/".into(),
+                camera: None,
             },
             rx,
         )

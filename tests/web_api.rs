@@ -41,6 +41,7 @@ impl Server {
                 recorder,
                 identify: None,
                 url: "http://127.0.0.1/".into(),
+                camera: None,
             },
             rx,
         )
@@ -779,6 +780,7 @@ async fn mini_server(placements: &[aide::table::Placement]) -> (Server, aide::sc
             recorder: None,
             identify: None,
             url: "http://127.0.0.1/".into(),
+            camera: None,
         },
         rx,
     )

@@ -227,3 +227,20 @@ fn every_rule_system_in_headless_chromium() {
     );
     drop(servers);
 }
+
+/// The camera check as a page step (tests/browser/camera.test.js): the demo watched
+/// through its synthetic camera, the umpire's Camera panel at 390x844.
+#[test]
+fn camera_check_step_in_headless_chromium() {
+    // node and chromium are there, before any server starts.
+    browser_dir();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_camera");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (_watched, addr) = serve(&["--replay-rate", "0"]);
+    node_test(
+        "camera.test.js",
+        &[("AIDE_URL", format!("http://{addr}/"))],
+        &tmp,
+        "the camera check page test",
+    );
+}

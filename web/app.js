@@ -1360,3 +1360,74 @@ async function start() {
   document.body.dataset.ready = "1";
 }
 start();
+
+// ---------- camera check: a setup step for the umpire when a camera watches ----------
+// The same check as `aide camera-check` (GET /api/camera-check runs the one
+// implementation on the feed's newest frame): the picture with the corner tags found,
+// each card's pixels an inch and sharpness, the accuracy to expect at the far corner,
+// and what to fix, in words.
+
+PANELS.camera = "camerapanel";
+$("camera").onclick = () => {
+  showPanel(app.panel === "camera" ? "info" : "camera");
+  if (app.panel === "camera") cameraCheck();
+};
+$("camerabtn").onclick = () => cameraCheck();
+
+/** The Camera button: for the umpire (everyone at an open table), while the table is
+ *  watched by a camera (a replay has none to check). */
+async function cameraButton() {
+  const seat = await window.aideSeat.ready;
+  const watched = app.status && app.status.source !== "replay";
+  $("camera").hidden = !(seat.seat === "umpire" && watched);
+}
+setInterval(cameraButton, 1000);
+
+const num = (v, d) => (v === null || v === undefined ? "–" : v.toFixed(d));
+
+async function cameraCheck() {
+  show("cameraout", h("p", { className: "hint" }, "Checking…"));
+  let answer, picture;
+  try {
+    answer = await api("camera-check");
+    // Fetched with the seat's token (an <img> sends no header), shown from memory.
+    const r = await fetch(answer.picture, { headers: window.aideSeat.headers() });
+    if (!r.ok) throw new Error((await r.json()).error || r.statusText);
+    if (app.cameraPicture) URL.revokeObjectURL(app.cameraPicture);
+    picture = app.cameraPicture = URL.createObjectURL(await r.blob());
+  } catch (e) {
+    show("cameraout", h("p", { className: "bad", role: "alert" }, e.message));
+    return;
+  }
+  const r = app.cameraReport = answer.report;
+  const [w, ht] = r.frame;
+  const svg = el("svg", { id: "camerapic", viewBox: `0 0 ${w} ${ht}`, role: "img" });
+  svg.setAttribute("aria-label", `What the camera sees: ${r.cards.filter((c) => c.found).length} of 4 corner cards found`);
+  el("image", { href: picture, x: 0, y: 0, width: w, height: ht }, svg);
+  const stroke = Math.max(2, w / 300);
+  for (const c of r.cards.filter((c) => c.outline_px)) {
+    el("polygon", { points: c.outline_px.map((p) => p.join(",")).join(" "), class: "tagfound", "stroke-width": stroke, "data-card": c.id }, svg);
+    const [x, y] = c.outline_px[0];
+    const label = el("text", { x, y: y - stroke * 2, class: "taglabel", "font-size": stroke * 10 }, svg);
+    label.textContent = `card ${c.id}`;
+  }
+  const cards = h("table", { id: "cameracards" },
+    h("thead", null, h("tr", null, ["Card", "Found", "px/in", "Edge px", "White"].map((t) => h("th", null, t)))),
+    h("tbody", null, r.cards.map((c) => h("tr", { "data-card": c.id },
+      h("td", null, `${c.id} ${c.corner}`),
+      h("td", null, c.found ? "yes" : "NO"),
+      h("td", null, num(c.px_per_in, 1)),
+      h("td", null, num(c.edge_px, 1)),
+      h("td", null, num(c.white, 0))))));
+  const far = r.far_corner_in;
+  const expected = r.expected_in === null ? null : h("p", { id: "cameraexpected" },
+    `Expected accuracy at the far corner (${far[0]}, ${far[1]} in): ±${r.expected_in.toFixed(3)} in `
+    + `(resolution ${num(r.resolution_in, 3)}, lens ${num(r.lens_in, 3)}, parallax ${num(r.parallax_left_in, 3)} `
+    + `of ${num(r.parallax_in, 2)} corrected), ${num(r.far_px_per_in, 1)} px/in there. `
+    + `The camera is ${num(r.camera_over_in[2], 0)} in above (${num(r.camera_over_in[0], 0)}, ${num(r.camera_over_in[1], 0)}).`);
+  const fix = r.fix.length
+    ? h("ul", { id: "camerafix" }, r.fix.map((f) => h("li", null, "Fix: " + f)))
+    : h("p", { id: "camerafix", className: "good" }, "Good: nothing to fix.");
+  const controls = r.controls.length ? h("ul", { className: "hint" }, r.controls.map((c) => h("li", null, "Camera control: " + c))) : null;
+  show("cameraout", svg, fix, expected, cards, controls);
+}

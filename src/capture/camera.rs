@@ -1,25 +1,38 @@
 //! The webcam, through nokhwa (cargo feature `camera`; needs libclang to build).
 //!
-//! A webcam on a stand at a pub table gets knocked, unplugged and plugged back in. The
-//! [`Webcam`] source never gives up: when a frame cannot be read it drops the device,
-//! answers [`CaptureError::Lost`], and on later calls opens it again, at most once a
-//! second, so the page says "camera lost" and the service carries on by itself when the
-//! cable is back.
+//! A webcam on a stand at a pub table gets knocked, unplugged and plugged back in, and a
+//! V4L2 driver queues a few frames of its own, which a detector slower than the camera
+//! would read ever later. So the webcam is read as the network cameras are
+//! ([`Grabbed`]): a grabber thread opens it (a nokhwa handle stays on the thread that
+//! opened it), reads every frame as it comes and keeps the newest, still compressed; the
+//! pipeline decodes only the one it takes. When a frame cannot be read the grabber drops
+//! the device, the page says "lost", and it opens the camera again with back-off, so the
+//! service carries on by itself when the cable is back. A camera opened again has its
+//! automatic exposure, white balance and focus back on: once they were locked, the
+//! grabber locks them again after each reopen.
+//!
+//! None of this can be tested without a webcam: the tests run the same [`Grabbed`] with
+//! network streams (tests/capture_stream.rs).
 
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
-use nokhwa::Camera;
 use nokhwa::pixel_format::RgbFormat;
 use nokhwa::utils::{
     ApiBackend, CameraFormat, CameraIndex, ControlValueSetter, FrameFormat, KnownCameraControl,
     RequestedFormat, RequestedFormatType, Resolution,
 };
+use nokhwa::{Buffer, Camera};
 
+use super::newest::Grabbed;
 use super::{CaptureError, Frame, FrameSource, SourceKind, WebcamMode};
-use crate::journal::now_ms;
+use crate::journal::{Millis, now_ms};
 
-/// How long to wait between attempts to open a lost camera.
-const REOPEN_EVERY: Duration = Duration::from_secs(1);
+/// How long [`Webcam::lock_controls`] waits for the grabber to lock them.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
+/// Frames a reopened camera runs on its automatic modes before they are locked again:
+/// about a second, for its exposure to settle on the table.
+const SETTLE_FRAMES: u64 = 30;
 
 /// Which camera and how it should run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -132,63 +145,118 @@ fn lock(camera: &mut Camera) -> Vec<String> {
     .collect()
 }
 
+/// The lock the pipeline asked for, done on the grabber thread (which owns the camera).
+#[derive(Default)]
+struct Locking {
+    state: Mutex<LockState>,
+    done: Condvar,
+}
+
+#[derive(Default)]
+struct LockState {
+    /// The pipeline asked for the controls to be held (and so after every reopen).
+    wanted: bool,
+    /// What the camera said at the last lock, since it was opened; `None` until then.
+    notes: Option<Vec<String>>,
+}
+
+impl LockState {
+    /// Whether to lock now, `frames` into this opening of the camera: at once the first
+    /// time (the pipeline asks once the picture is right), after [`SETTLE_FRAMES`] when
+    /// the camera was opened again.
+    fn due(&self, reopened: bool, frames: u64) -> bool {
+        self.wanted && self.notes.is_none() && (!reopened || frames >= SETTLE_FRAMES)
+    }
+}
+
 /// A webcam that reopens itself.
 pub struct Webcam {
     settings: WebcamSettings,
-    camera: Option<Camera>,
-    name: String,
-    last_attempt: Instant,
+    name: Arc<Mutex<String>>,
+    grabbed: Grabbed<(Buffer, Millis)>,
+    locking: Arc<Locking>,
     index: u64,
 }
 
 impl Webcam {
-    /// Open the camera now: an error here (no such device, no permission) is for the
-    /// person starting the service. Losses after that are handled by `next_frame`.
+    /// Open the camera and wait for its first frame: an error here (no such device, no
+    /// permission) is for the person starting the service. Losses after that are
+    /// handled by the grabber.
     pub fn open(settings: WebcamSettings) -> Result<Self, CaptureError> {
-        let camera = open_camera(settings).map_err(CaptureError::Unavailable)?;
-        let format = camera.camera_format();
-        tracing::info!(device = settings.device, format = %format, "camera open");
+        let name = Arc::new(Mutex::new(String::new()));
+        let locking = Arc::new(Locking::default());
+        let grabbed = {
+            let (name, locking) = (name.clone(), locking.clone());
+            Grabbed::start(
+                &format!("camera {}", settings.device),
+                "aide-webcam",
+                move |slot, frames| {
+                    let mut camera = open_camera(settings)?;
+                    tracing::info!(device = settings.device, format = %camera.camera_format(), "camera open");
+                    *name.lock().expect("name lock") = camera.info().human_name();
+                    // Opened again: its automatic modes are back on.
+                    let reopened = locking
+                        .state
+                        .lock()
+                        .expect("lock state")
+                        .notes
+                        .take()
+                        .is_some();
+                    while !slot.is_closed() {
+                        let buffer = camera
+                            .frame()
+                            .map_err(|e| format!("camera {} lost: {e}", settings.device))?;
+                        *frames += 1;
+                        slot.put((buffer, now_ms()));
+                        locking.lock_if_due(&mut camera, reopened, *frames);
+                    }
+                    Ok(())
+                },
+            )?
+        };
         Ok(Self {
-            name: camera.info().human_name(),
             settings,
-            camera: Some(camera),
-            last_attempt: Instant::now(),
+            name,
+            grabbed,
+            locking,
             index: 0,
         })
     }
 }
 
+impl Locking {
+    /// On the grabber thread, after a frame: lock the controls if the pipeline wants
+    /// them held and this opening of the camera has not yet (see [`LockState::due`]).
+    fn lock_if_due(&self, camera: &mut Camera, reopened: bool, frames: u64) {
+        let mut state = self.state.lock().expect("lock state");
+        if !state.due(reopened, frames) {
+            return;
+        }
+        let notes = lock(camera);
+        for note in &notes {
+            tracing::info!(%note, "camera controls");
+        }
+        state.notes = Some(notes);
+        self.done.notify_all();
+    }
+}
+
 impl FrameSource for Webcam {
     fn next_frame(&mut self) -> Result<Frame, CaptureError> {
-        if self.camera.is_none() {
-            let wait = REOPEN_EVERY.saturating_sub(self.last_attempt.elapsed());
-            std::thread::sleep(wait);
-            self.last_attempt = Instant::now();
-            let camera = open_camera(self.settings).map_err(CaptureError::Lost)?;
-            tracing::info!(device = self.settings.device, "camera back");
-            self.camera = Some(camera);
-        }
-        let camera = self.camera.as_mut().expect("opened above");
-        match camera.frame().and_then(|b| b.decode_image::<RgbFormat>()) {
-            Ok(image) => {
-                let frame = Frame {
-                    image,
-                    ts_ms: now_ms(),
-                    index: self.index,
-                };
-                self.index += 1;
-                Ok(frame)
-            }
-            Err(e) => {
-                tracing::warn!(device = self.settings.device, error = %e, "camera lost");
-                self.camera = None;
-                self.last_attempt = Instant::now();
-                Err(CaptureError::Lost(format!(
-                    "camera {} lost: {e}",
-                    self.settings.device
-                )))
-            }
-        }
+        let (buffer, ts_ms) = self.grabbed.take()?;
+        let image = buffer.decode_image::<RgbFormat>().map_err(|e| {
+            CaptureError::Lost(format!(
+                "camera {}: a frame would not decode: {e}",
+                self.settings.device
+            ))
+        })?;
+        let frame = Frame {
+            image,
+            ts_ms,
+            index: self.index,
+        };
+        self.index += 1;
+        Ok(frame)
     }
 
     fn kind(&self) -> SourceKind {
@@ -196,11 +264,30 @@ impl FrameSource for Webcam {
     }
 
     fn describe(&self) -> String {
-        format!("camera {} ({})", self.settings.device, self.name)
+        format!(
+            "camera {} ({})",
+            self.settings.device,
+            self.name.lock().expect("name lock")
+        )
     }
 
+    /// Asks the grabber to hold the controls (now, and after every reopen) and waits
+    /// for what the camera said.
     fn lock_controls(&mut self) -> Vec<String> {
-        self.camera.as_mut().map(lock).unwrap_or_default()
+        let mut state = self.locking.state.lock().expect("lock state");
+        state.wanted = true;
+        let (state, _) = self
+            .locking
+            .done
+            .wait_timeout_while(state, LOCK_WAIT, |s| s.notes.is_none())
+            .expect("lock state");
+        state.notes.clone().unwrap_or_else(|| {
+            vec![format!(
+                "controls not locked yet: no frame from the camera within {} s; they will \
+                 be once it sends one",
+                LOCK_WAIT.as_secs()
+            )]
+        })
     }
 }
 
@@ -217,4 +304,21 @@ fn open_camera(s: WebcamSettings) -> Result<Camera, String> {
         .open_stream()
         .map_err(|e| format!("camera {}: {e}", s.device))?;
     Ok(camera)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LockState, SETTLE_FRAMES};
+
+    #[test]
+    fn controls_lock_when_asked_and_again_a_second_after_a_reopen() {
+        let mut state = LockState::default();
+        assert!(!state.due(false, 1), "not asked");
+        state.wanted = true;
+        assert!(state.due(false, 1), "asked: at once");
+        assert!(!state.due(true, SETTLE_FRAMES - 1), "reopened: settling");
+        assert!(state.due(true, SETTLE_FRAMES));
+        state.notes = Some(Vec::new());
+        assert!(!state.due(true, SETTLE_FRAMES), "done for this opening");
+    }
 }

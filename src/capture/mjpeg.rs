@@ -8,34 +8,23 @@
 //! detector from spending its core on frames nobody will look at.
 //!
 //! A phone on Wi-Fi drops its stream: the app is put in the background, the phone locks,
-//! the router hiccups. The grabber then says why in the slot (the page shows "lost") and
-//! connects again after 0.1 s, doubling the wait up to 1 s, so a stream that comes back
-//! is read again within about a second.
+//! the router hiccups. [`Grabbed`] then says so (the page shows "lost") and connects
+//! again with back-off.
 //!
 //! The multipart parser is ours: the one crate for these streams (multipart-stream) is
 //! async only and refuses a part without a Content-Length, which some cameras leave out.
 
 use std::io::Read;
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use memchr::memmem;
 
-use super::newest::{Missing, Newest};
+use super::newest::{Grabbed, Newest, STALL};
 use super::{CaptureError, Frame, FrameSource, SourceKind};
 use crate::journal::{Millis, now_ms};
 
 /// How long a connection may take to open.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// A stream that sends nothing for this long has stalled: it is dropped and reopened.
-const STALL: Duration = Duration::from_secs(2);
-/// The first wait before connecting again, doubled after each failure up to
-/// [`RETRY_MAX`]; reset once a frame arrives.
-const RETRY_FIRST: Duration = Duration::from_millis(100);
-const RETRY_MAX: Duration = Duration::from_secs(1);
-/// How long `open` waits for the first frame before refusing the camera.
-const FIRST_FRAME: Duration = Duration::from_secs(5);
 /// The largest part (one JPEG) or header block the parser accepts.
 const MAX_PART: usize = 32 << 20;
 const MAX_HEADERS: usize = 16 << 10;
@@ -49,17 +38,12 @@ struct Jpeg {
 /// An MJPEG stream over HTTP that reconnects by itself.
 pub struct MjpegStream {
     url: String,
-    slot: Arc<Newest<Jpeg>>,
-    /// The number of the last frame taken from the slot.
-    seen: u64,
+    grabbed: Grabbed<Jpeg>,
     index: u64,
-    grabber: Option<JoinHandle<()>>,
 }
 
 impl MjpegStream {
-    /// Connect to `url` and wait for its first frame: an address that is wrong, or a
-    /// server that answers with no MJPEG stream, is an error for the person starting the
-    /// service. Drops after that are retried by themselves.
+    /// Connect to `url` and wait for its first frame (see [`Grabbed::start`]).
     pub fn open(url: &str) -> Result<Self, CaptureError> {
         let parsed = reqwest::Url::parse(url)
             .map_err(|e| CaptureError::Unavailable(format!("{url}: not an address: {e}")))?;
@@ -69,62 +53,34 @@ impl MjpegStream {
                  http on the local network)"
             )));
         }
-        let slot = Arc::new(Newest::default());
-        let grabber = {
-            let (slot, address) = (slot.clone(), url.to_owned());
-            std::thread::Builder::new()
-                .name("aide-mjpeg".into())
-                .spawn(move || grab(&address, &slot))
-                .map_err(|e| CaptureError::Unavailable(format!("{url}: {e}")))?
-        };
-        let stream = Self {
+        let client = reqwest::blocking::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            // Per read in the blocking client: a stream silent this long is dropped.
+            .timeout(STALL)
+            .no_proxy()
+            .build()
+            .map_err(|e| CaptureError::Unavailable(format!("{url}: {e}")))?;
+        let address = url.to_owned();
+        let grabbed = Grabbed::start(url, "aide-mjpeg", move |slot, frames| {
+            read_stream(&client, &address, slot, frames)
+        })?;
+        Ok(Self {
             url: url.to_owned(),
-            slot,
-            seen: 0,
+            grabbed,
             index: 0,
-            grabber: Some(grabber),
-        };
-        match stream.slot.ready_after(0, FIRST_FRAME) {
-            Ok(()) => Ok(stream),
-            Err(Missing::Lost(why)) => Err(CaptureError::Unavailable(why)),
-            Err(Missing::Late) => Err(CaptureError::Unavailable(format!(
-                "{url}: no frame within {} s",
-                FIRST_FRAME.as_secs()
-            ))),
-        }
+        })
     }
 
     /// How many frames arrived that the pipeline never took (it was busy with an older
     /// one): the frames a slow detector skipped instead of falling behind.
     pub fn dropped(&self) -> u64 {
-        self.slot.dropped()
-    }
-}
-
-impl Drop for MjpegStream {
-    fn drop(&mut self) {
-        self.slot.close();
-        // The grabber notices within one read timeout; no need to wait for it.
-        drop(self.grabber.take());
+        self.grabbed.dropped()
     }
 }
 
 impl FrameSource for MjpegStream {
     fn next_frame(&mut self) -> Result<Frame, CaptureError> {
-        let jpeg = match self.slot.take_after(self.seen, STALL) {
-            Ok((seq, jpeg)) => {
-                self.seen = seq;
-                jpeg
-            }
-            Err(Missing::Lost(why)) => return Err(CaptureError::Lost(why)),
-            Err(Missing::Late) => {
-                return Err(CaptureError::Lost(format!(
-                    "{}: no frame for {} s",
-                    self.url,
-                    STALL.as_secs()
-                )));
-            }
-        };
+        let jpeg = self.grabbed.take()?;
         let image = image::load_from_memory_with_format(&jpeg.bytes, image::ImageFormat::Jpeg)
             .map_err(|e| CaptureError::Lost(format!("{}: a frame is no JPEG: {e}", self.url)))?
             .into_rgb8();
@@ -143,41 +99,6 @@ impl FrameSource for MjpegStream {
 
     fn describe(&self) -> String {
         format!("MJPEG stream {}", self.url)
-    }
-}
-
-/// The grabber thread: read the stream, reconnect when it drops, until the taker closes.
-fn grab(url: &str, slot: &Newest<Jpeg>) {
-    let client = match reqwest::blocking::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        // Per read in the blocking client: a stream silent this long is dropped.
-        .timeout(STALL)
-        .no_proxy()
-        .build()
-    {
-        Ok(client) => client,
-        Err(e) => {
-            slot.lose(format!("{url}: {e}"));
-            return;
-        }
-    };
-    let mut retry = RETRY_FIRST;
-    while !slot.is_closed() {
-        let mut frames = 0u64;
-        let why = match read_stream(&client, url, slot, &mut frames) {
-            Ok(()) => format!("{url}: the stream ended"),
-            Err(why) => why,
-        };
-        if slot.is_closed() {
-            break;
-        }
-        tracing::warn!(%why, frames, "MJPEG stream lost");
-        slot.lose(why);
-        if frames > 0 {
-            retry = RETRY_FIRST;
-        }
-        std::thread::sleep(retry);
-        retry = (retry * 2).min(RETRY_MAX);
     }
 }
 

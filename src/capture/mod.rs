@@ -1,5 +1,5 @@
-//! Where frames come from: a webcam, a network camera (MJPEG over HTTP), a folder of
-//! recorded frames, or the synthetic demo.
+//! Where frames come from: a webcam, a network camera (MJPEG over HTTP, H.264 over
+//! RTSP), a video file, a folder of recorded frames, or the synthetic demo.
 //!
 //! Every source is a [`FrameSource`]: ask it for the next frame, get an RGB image with a
 //! timestamp, or an error that says whether to try again ([`CaptureError::Lost`]: the
@@ -9,10 +9,14 @@
 
 #[cfg(feature = "camera")]
 pub mod camera;
+pub mod h264;
+pub mod loopback;
 pub mod mjpeg;
 pub mod newest;
 pub mod replay;
+pub mod rtsp;
 pub mod serve_mjpeg;
+pub mod serve_rtsp;
 pub mod video;
 
 use image::RgbImage;
@@ -78,6 +82,8 @@ pub enum CameraSpec {
     Webcam(u32),
     /// `http://…`: an MJPEG stream.
     Mjpeg(String),
+    /// `rtsp://…`: an H.264 stream.
+    Rtsp(String),
     /// A recorded game: H.264 video in an MP4 file.
     Video(std::path::PathBuf),
 }
@@ -94,17 +100,14 @@ impl std::str::FromStr for CameraSpec {
         if lower.starts_with("http://") {
             return Ok(Self::Mjpeg(text.to_owned()));
         }
+        if lower.starts_with("rtsp://") {
+            return Ok(Self::Rtsp(text.to_owned()));
+        }
         if [".mp4", ".m4v", ".mov"]
             .iter()
             .any(|ext| lower.ends_with(ext))
         {
             return Ok(Self::Video(text.into()));
-        }
-        if lower.starts_with("rtsp://") {
-            return Err(format!(
-                "{text}: RTSP is not read yet; phone camera apps serve MJPEG too, at an \
-                 address such as http://PHONE:8080/video"
-            ));
         }
         if lower.starts_with("https://") {
             return Err(format!(
@@ -114,7 +117,7 @@ impl std::str::FromStr for CameraSpec {
         }
         Err(format!(
             "{text}: give a webcam's number (0 is the first), a stream's address \
-             (http://PHONE:8080/video) or a video file (.mp4)"
+             (http://PHONE:8080/video, rtsp://CAMERA:554/stream) or a video file (.mp4)"
         ))
     }
 }
@@ -127,6 +130,7 @@ impl CameraSpec {
         let webcam = options.webcam;
         match self {
             Self::Mjpeg(url) => Ok(Box::new(mjpeg::MjpegStream::open(url)?)),
+            Self::Rtsp(url) => Ok(Box::new(rtsp::RtspStream::open(url)?)),
             Self::Video(path) => Ok(Box::new(video::VideoFile::open(path, options.pace)?)),
             #[cfg(feature = "camera")]
             Self::Webcam(device) => Ok(Box::new(camera::Webcam::open(camera::WebcamSettings {
@@ -188,10 +192,9 @@ mod tests {
             spec("games/Club.MP4"),
             Ok(CameraSpec::Video("games/Club.MP4".into()))
         );
-        assert!(
-            spec("rtsp://phone/h264")
-                .unwrap_err()
-                .contains("RTSP is not read yet")
+        assert_eq!(
+            spec("RTSP://phone:8554/h264"),
+            Ok(CameraSpec::Rtsp("RTSP://phone:8554/h264".into()))
         );
         assert!(
             spec("https://phone/video")

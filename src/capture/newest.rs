@@ -7,9 +7,26 @@
 //! frame that arrives before the last was taken replaces it (counted as dropped), so the
 //! frame the pipeline takes is never older than one frame interval plus the time to hand
 //! it over.
+//!
+//! [`Grabbed`] runs the grabber thread of a network camera (MJPEG, RTSP) around such a
+//! slot: it connects, reads until the stream drops, says why in the slot (the page shows
+//! "lost"), and connects again after 0.1 s, doubling the wait up to 1 s, so a stream
+//! that comes back is read again within about a second.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use super::CaptureError;
+
+/// A stream that sends nothing for this long has stalled: it is dropped and reopened.
+pub const STALL: Duration = Duration::from_secs(2);
+/// The first wait before connecting again, doubled after each failure up to
+/// [`RETRY_MAX`]; reset once a connection has given a frame.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_MAX: Duration = Duration::from_secs(1);
+/// How long [`Grabbed::start`] waits for the first frame before refusing the camera.
+const FIRST_FRAME: Duration = Duration::from_secs(5);
 
 /// One value at a time, the newest, with the grabber's health beside it.
 pub struct Newest<T> {
@@ -60,6 +77,21 @@ impl<T> Newest<T> {
         if state.value.replace(value).is_some() {
             state.dropped += 1;
         }
+        state.seq += 1;
+        state.lost = None;
+        self.changed.notify_all();
+    }
+
+    /// A new value folded into the one not yet taken, if any, by `merge(old, new)`: for
+    /// values that must all reach the taker (H.264 pictures, each built on the one
+    /// before). Clears a loss.
+    pub fn put_merged(&self, value: T, merge: impl FnOnce(T, T) -> T) {
+        let mut state = self.state.lock().expect("newest lock");
+        let value = match state.value.take() {
+            Some(old) => merge(old, value),
+            None => value,
+        };
+        state.value = Some(value);
         state.seq += 1;
         state.lost = None;
         self.changed.notify_all();
@@ -125,6 +157,103 @@ impl<T> Newest<T> {
 
     pub fn is_closed(&self) -> bool {
         self.state.lock().expect("newest lock").closed
+    }
+}
+
+/// The taker's side of a grabber thread that keeps a network stream's newest frame in a
+/// slot and reconnects by itself.
+pub struct Grabbed<T> {
+    /// The stream's address, for messages.
+    url: String,
+    slot: Arc<Newest<T>>,
+    /// The number of the last value taken.
+    seen: u64,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl<T: Send + 'static> Grabbed<T> {
+    /// Start a thread named `thread` that calls `connect` until the taker is dropped.
+    /// One call is one connection: it puts each frame into the slot and counts it in its
+    /// second argument, and returns when the stream ends (`Ok`) or fails (the reason,
+    /// starting with the address). Then wait for the first frame: an address that is
+    /// wrong, or a server that sends nothing usable, is an error for the person starting
+    /// the service. Drops after that are retried by themselves.
+    pub fn start(
+        url: &str,
+        thread: &str,
+        mut connect: impl FnMut(&Newest<T>, &mut u64) -> Result<(), String> + Send + 'static,
+    ) -> Result<Self, CaptureError> {
+        let slot = Arc::new(Newest::default());
+        let handle = {
+            let (slot, address) = (slot.clone(), url.to_owned());
+            std::thread::Builder::new()
+                .name(thread.into())
+                .spawn(move || {
+                    let mut retry = RETRY_FIRST;
+                    while !slot.is_closed() {
+                        let mut frames = 0u64;
+                        let why = match connect(&slot, &mut frames) {
+                            Ok(()) => format!("{address}: the stream ended"),
+                            Err(why) => why,
+                        };
+                        if slot.is_closed() {
+                            break;
+                        }
+                        tracing::warn!(%why, frames, "stream lost");
+                        slot.lose(why);
+                        if frames > 0 {
+                            retry = RETRY_FIRST;
+                        }
+                        std::thread::sleep(retry);
+                        retry = (retry * 2).min(RETRY_MAX);
+                    }
+                })
+                .map_err(|e| CaptureError::Unavailable(format!("{url}: {e}")))?
+        };
+        let grabbed = Self {
+            url: url.to_owned(),
+            slot,
+            seen: 0,
+            thread: Some(handle),
+        };
+        match grabbed.slot.ready_after(0, FIRST_FRAME) {
+            Ok(()) => Ok(grabbed),
+            Err(Missing::Lost(why)) => Err(CaptureError::Unavailable(why)),
+            Err(Missing::Late) => Err(CaptureError::Unavailable(format!(
+                "{url}: no frame within {} s",
+                FIRST_FRAME.as_secs()
+            ))),
+        }
+    }
+
+    /// The newest frame not yet taken, waiting for it; lost (saying why) while the
+    /// stream is down or has sent nothing for [`STALL`].
+    pub fn take(&mut self) -> Result<T, CaptureError> {
+        match self.slot.take_after(self.seen, STALL) {
+            Ok((seq, value)) => {
+                self.seen = seq;
+                Ok(value)
+            }
+            Err(Missing::Lost(why)) => Err(CaptureError::Lost(why)),
+            Err(Missing::Late) => Err(CaptureError::Lost(format!(
+                "{}: no frame for {} s",
+                self.url,
+                STALL.as_secs()
+            ))),
+        }
+    }
+
+    /// How many frames arrived that the taker never took.
+    pub fn dropped(&self) -> u64 {
+        self.slot.dropped()
+    }
+}
+
+impl<T> Drop for Grabbed<T> {
+    fn drop(&mut self) {
+        self.slot.close();
+        // The grabber notices within one read timeout; no need to wait for it.
+        drop(self.thread.take());
     }
 }
 

@@ -1,5 +1,5 @@
 //! A recorded game: an H.264 video in an MP4 file, read with the mp4 crate and decoded by
-//! OpenH264 (built from source by the openh264 crate: no system library).
+//! OpenH264 ([`super::h264`]).
 //!
 //! Club tables film their games; a recording played through the pipeline becomes a
 //! journal with no camera at the table. Two paces:
@@ -20,10 +20,8 @@ use std::time::{Duration, Instant};
 
 use image::RgbImage;
 use mp4::{MediaType, Mp4Reader};
-use openh264::OpenH264API;
-use openh264::decoder::{Decoder, DecoderConfig};
-use openh264::formats::YUVSource;
 
+use super::h264::Decoder;
 use super::{CaptureError, Frame, FrameSource, SourceKind};
 use crate::journal::{Millis, now_ms};
 
@@ -115,16 +113,14 @@ impl VideoFile {
             }
         }
         times_ms.resize(samples as usize, t * 1000 / timescale.max(1));
-        let mut decoder =
-            Decoder::with_api_config(OpenH264API::from_source(), DecoderConfig::new())
-                .map_err(|e| unavailable(format!("the H.264 decoder: {e}")))?;
+        let mut decoder = Decoder::new().map_err(unavailable)?;
         let mut headers = Vec::new();
         for nal in [sps, pps] {
             headers.extend_from_slice(&[0, 0, 0, 1]);
             headers.extend_from_slice(nal);
         }
         decoder
-            .decode(&headers)
+            .decode(&headers, false)
             .map_err(|e| unavailable(format!("the H.264 track's SPS and PPS: {e}")))?;
         if samples == 0 {
             return Err(unavailable("the video has no pictures".into()));
@@ -180,20 +176,11 @@ impl VideoFile {
             Err(e) => return Err(self.lost(id, &e.to_string())),
         };
         let annex_b = annex_b(&sample.bytes, self.length_size).map_err(|e| self.lost(id, &e))?;
-        let picture = match self.decoder.decode(&annex_b) {
-            Ok(picture) => picture,
-            Err(e) => {
-                let why = e.to_string();
-                return Err(self.lost(id, &why));
-            }
-        };
-        if let Some(yuv) = picture
-            && convert
-        {
-            let (w, h) = yuv.dimensions();
-            let mut rgb = vec![0u8; w * h * 3];
-            yuv.write_rgb8(&mut rgb);
-            let image = RgbImage::from_raw(w as u32, h as u32, rgb).expect("w*h*3 bytes");
+        let picture = self
+            .decoder
+            .decode(&annex_b, convert)
+            .map_err(|e| self.lost(id, &e))?;
+        if let Some(image) = picture {
             self.decoded = Some((image, ms));
         }
         Ok(true)

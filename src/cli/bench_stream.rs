@@ -1,13 +1,18 @@
-//! `aide bench stream`: a phone's MJPEG stream on loopback through the live pipeline
-//! (decode, detector, tracker), and how old each frame is when its detection reaches the
-//! tracker. Run it under `taskset -c 0` for the one-core figure.
+//! `aide bench stream`: a phone's MJPEG stream (or with `--rtsp`, an IP camera's H.264
+//! over RTSP) on loopback through the live pipeline (decode, detector, tracker), and how
+//! old each frame is when its detection reaches the tracker. Run it under `taskset -c 0`
+//! for the one-core figure.
 
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use aide::capture::FrameSource;
+use aide::capture::h264;
+use aide::capture::loopback::Clip;
 use aide::capture::mjpeg::MjpegStream;
-use aide::capture::serve_mjpeg::{Clip, MjpegServer};
+use aide::capture::rtsp::RtspStream;
+use aide::capture::serve_mjpeg::MjpegServer;
+use aide::capture::serve_rtsp::RtspServer;
+use aide::capture::{CaptureError, FrameSource};
 use aide::live::{CameraFeed, FrameAges};
 use aide::sim::{self, ScriptedCamera};
 use aide::track::{Tracker, TrackerConfig};
@@ -29,6 +34,9 @@ pub struct Args {
     /// JPEG quality of the stream (phone apps send 50 to 90).
     #[arg(long, default_value_t = 80)]
     pub quality: u8,
+    /// Stream H.264 over RTSP instead, a key picture every second (QP 8 to 12).
+    #[arg(long)]
+    pub rtsp: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -54,27 +62,54 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )
     .with_timing(reach, hold);
     eprintln!("rendering and encoding {total} frames at {w}x{h}");
-    let mut frames: Vec<Vec<u8>> = Vec::with_capacity(total);
-    let mut last = None;
-    for _ in 0..total {
-        let image = camera.next_frame()?.image;
-        let bytes = match &last {
-            Some(prev) if *prev == image => frames.last().expect("a frame before").clone(),
-            _ => {
-                let mut out = Vec::new();
-                image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, args.quality)
-                    .encode_image(&image)?;
-                out
+    // Encoded as rendered: 20 s of 1080p held as pictures would take gigabytes.
+    let (clip, codec) = if args.rtsp {
+        let mut encoder =
+            h264::Encoder::new(args.fps, args.fps.round() as u32).map_err(anyhow::Error::msg)?;
+        let mut units = Vec::with_capacity(total);
+        for i in 0..total {
+            if i + 1 == total {
+                encoder.force_key();
             }
-        };
-        frames.push(bytes);
-        last = Some(image);
-    }
-    let mean_kb = frames.iter().map(Vec::len).sum::<usize>() as f64 / total as f64 / 1024.0;
+            let image = camera.next_frame()?.image;
+            units.push(encoder.encode(&image).map_err(anyhow::Error::msg)?);
+        }
+        (Clip::from_units(units, args.fps), "H.264 over RTSP")
+    } else {
+        let mut frames: Vec<Vec<u8>> = Vec::with_capacity(total);
+        let mut last = None;
+        for _ in 0..total {
+            let image = camera.next_frame()?.image;
+            // Still frames repeat: encode each picture once.
+            let bytes = match &last {
+                Some(prev) if *prev == image => frames.last().expect("a frame before").clone(),
+                _ => {
+                    let mut out = Vec::new();
+                    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, args.quality)
+                        .encode_image(&image)?;
+                    out
+                }
+            };
+            frames.push(bytes);
+            last = Some(image);
+        }
+        (Clip::new(frames, args.fps), "MJPEG")
+    };
+    let mean_kb =
+        (0..clip.len()).map(|i| clip.frame(i).len()).sum::<usize>() as f64 / total as f64 / 1024.0;
 
-    let clip = Arc::new(Clip::new(frames, args.fps));
-    let server = MjpegServer::start("127.0.0.1:0".parse()?, clip.clone())?;
-    let url = server.url();
+    let clip = Arc::new(clip);
+    let addr = "127.0.0.1:0".parse()?;
+    let (server, url): (Box<dyn Fn() -> u64>, String) = if args.rtsp {
+        let server = RtspServer::start(addr, clip.clone())?;
+        let url = server.url();
+        (Box::new(move || server.sent()), url)
+    } else {
+        let server = MjpegServer::start(addr, clip.clone())?;
+        let url = server.url();
+        (Box::new(move || server.sent()), url)
+    };
+    let rtsp = args.rtsp;
     let shared = Arc::new(scenario.clone());
     let tracker = Arc::new(Mutex::new(Tracker::resume(
         shared,
@@ -87,8 +122,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let opener_url = url.clone();
     let feed = feed::spawn(
         Box::new(CameraFeed {
-            open: Box::new(move || {
-                Ok(Box::new(MjpegStream::open(&opener_url)?) as Box<dyn FrameSource>)
+            open: Box::new(move || -> Result<Box<dyn FrameSource>, CaptureError> {
+                Ok(if rtsp {
+                    Box::new(RtspStream::open(&opener_url)?)
+                } else {
+                    Box::new(MjpegStream::open(&opener_url)?)
+                })
             }),
             observer: Box::new(TableObserver::new(
                 &scenario,
@@ -98,23 +137,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             tracker,
             opened: opened_tx,
             ages: ages.clone(),
+            tap: Arc::default(),
         }),
         publisher,
     )?;
     opened_rx.recv().context("the feed thread stopped")??;
     std::thread::sleep(Duration::from_secs(1));
     ages.clear();
-    let sent_before = server.sent();
+    let sent_before = server();
     let started = Instant::now();
     std::thread::sleep(Duration::from_secs_f64(args.seconds));
     let elapsed = started.elapsed().as_secs_f64();
-    let sent = server.sent() - sent_before;
+    let sent = server() - sent_before;
     let read = ages.len();
     drop(rx);
     let _ = feed.join();
     let ms = |q| ages.quantile(q).map_or("-".into(), |v| v.to_string());
     println!(
-        "{w}x{h} MJPEG at {} fps ({mean_kb:.0} KiB a frame) over {elapsed:.1} s: {sent} frames \
+        "{w}x{h} {codec} at {} fps ({mean_kb:.0} KiB a frame) over {elapsed:.1} s: {sent} frames \
          sent, {read} read ({:.1} a second), the rest skipped",
         args.fps,
         read as f64 / elapsed

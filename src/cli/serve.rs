@@ -8,7 +8,7 @@ use aide::capture::replay::ReplayFolder;
 use aide::capture::video::Pace;
 use aide::capture::{CameraOptions, CameraSpec, FrameSource, WebcamMode};
 use aide::journal::Recorder;
-use aide::live::{CameraFeed, Namer, Opener};
+use aide::live::{CameraFeed, CameraTap, Namer, Opener};
 use aide::scenario::{Scenario, load_state};
 use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
@@ -35,8 +35,8 @@ pub struct Args {
     #[arg(long, default_value_t = 5.0)]
     pub fps: f64,
     /// Watch a camera through the detector: webcam N (cargo feature `camera`), a phone
-    /// or IP camera's MJPEG stream (http://PHONE:8080/video), or a recorded game (an
-    /// H.264 .mp4 file).
+    /// or IP camera's MJPEG stream (http://PHONE:8080/video) or H.264 stream
+    /// (rtsp://[USER:PASSWORD@]CAMERA:554/PATH), or a recorded game (an H.264 .mp4 file).
     #[arg(long, requires = "scenario", conflicts_with = "frames")]
     pub camera: Option<CameraSpec>,
     /// The webcam's resolution, WxH in pixels (the nearest it offers).
@@ -239,6 +239,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             })))
         }
     };
+    // The page's camera check reads what the feed last saw.
+    let tap = match &source {
+        Source::States(_) => None,
+        Source::Frames { intrinsics, .. } => Some(Arc::new(CameraTap::new(*intrinsics))),
+    };
     let namer = tracker.clone().map(|tracker| {
         Arc::new(Namer {
             tracker,
@@ -269,6 +274,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             recorder,
             identify: namer,
             url: url.clone(),
+            camera: tap.clone(),
         },
         seating,
         std::time::Duration::from_secs_f64(args.spectator_delay),
@@ -309,6 +315,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     tracker,
                     opened: opened_tx,
                     ages: Arc::default(),
+                    tap: tap.clone().expect("made for every watched source"),
                 }),
                 publisher,
             )

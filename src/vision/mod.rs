@@ -4,6 +4,7 @@
 
 pub mod calib;
 pub mod camera;
+pub mod camera_check;
 pub mod colour;
 pub mod detect;
 pub mod learn;

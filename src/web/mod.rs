@@ -7,6 +7,7 @@
 //! id. The page itself (web/) is embedded in the binary: no build step, no files to ship.
 
 mod api;
+pub mod camera_check;
 pub mod demo;
 pub mod feed;
 mod guard;
@@ -107,6 +108,8 @@ pub struct AppState {
     /// The address phones should open, and its QR code.
     pub url: String,
     pub qr_svg: String,
+    /// The page's camera check, when a camera watches the table.
+    pub camera: Option<camera_check::CameraCheck>,
     limiter: Mutex<HashMap<IpAddr, Bucket>>,
     /// Open WebSocket connections by address.
     sockets: Mutex<HashMap<IpAddr, usize>>,
@@ -121,6 +124,8 @@ pub struct Setup {
     /// The tracking feed's requests, when the table is watched (not a scripted replay).
     pub identify: Option<Arc<dyn feed::Identify>>,
     pub url: String,
+    /// What the camera feed last saw, for the page's camera check (a watched table).
+    pub camera: Option<Arc<crate::live::CameraTap>>,
 }
 
 impl AppState {
@@ -214,6 +219,7 @@ impl AppState {
             identify: setup.identify,
             url: setup.url,
             qr_svg,
+            camera: setup.camera.map(camera_check::CameraCheck::new),
             limiter: Mutex::new(HashMap::new()),
             sockets: Mutex::new(HashMap::new()),
         });
@@ -466,6 +472,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/unplace", post(api::unplace))
         .route("/seat", get(seats::seat))
         .route("/seats", get(seats::seats))
+        .route("/camera-check", get(camera_check::report))
+        .route("/camera-check.jpg", get(camera_check::picture))
         .fallback(api::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
     Router::new()
