@@ -15,6 +15,7 @@ use crate::capture::{self, CaptureError, FrameSource, SourceKind};
 use crate::journal::now_ms;
 use crate::track::{AssignError, Identification};
 use crate::track::{Observation, Tracker};
+use crate::vision::MapPicture;
 use crate::web::feed::{Feed, Identify, Publisher, Source};
 
 /// How long the detector may fail to read the table (tags hidden or out of view) before
@@ -26,6 +27,11 @@ pub trait Observer: Send {
     /// The pieces seen and how disturbed the view is; an error when the frame cannot be
     /// read at all (the corner tags are not in view).
     fn observe(&mut self, frame: &capture::Frame) -> Result<Observation, String>;
+
+    /// The camera's picture of the map in `frame`, undistorted and cropped to it: the
+    /// evidence of the table the tracker commits on this frame. `None` when the
+    /// observer does not know where the map lies in the frame (no calibration yet).
+    fn picture(&self, frame: &capture::Frame) -> Option<MapPicture>;
 }
 
 /// Opens the frame source on the feed thread.
@@ -122,7 +128,10 @@ impl Feed for CameraFeed {
             // server in the order the tracker made them.
             let mut tracker = tracker.lock().expect("tracker lock");
             if let Some(table) = tracker.push(&observation) {
-                publisher.table(table);
+                // The frame the tracker committed on is a still table with no hand over
+                // it: its picture is the evidence of this state.
+                let picture = observer.picture(&frame).map(Arc::new);
+                publisher.seen(table, picture);
             }
             drop(tracker);
             ages.record(now_ms().saturating_sub(frame.ts_ms).max(0) as u64);

@@ -124,6 +124,7 @@ const ROUTES: &[(&str, &str, Input, Schema)] = &[
     ),
     ("get", "/api/log", Input::Query, &[]),
     ("get", "/api/log/{seq}", Input::Query, &[]),
+    ("get", "/api/evidence.jpg", Input::Query, &[("seat", Side)]),
     (
         "post",
         "/api/identify",

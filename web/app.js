@@ -1142,6 +1142,7 @@ function onMessage(msg) {
     setTable(msg.table);
     app.report = msg.report;
     document.body.dataset.seq = msg.seq;
+    if (evidence.on) loadPhoto();
     if (app.selectWhenSeen && piece(app.selectWhenSeen)) {
       app.sel = [app.selectWhenSeen];
       app.selectWhenSeen = null;
@@ -1150,6 +1151,59 @@ function onMessage(msg) {
     else drawPieces();
     if (app.panel === "list") listView();
   }
+}
+
+// ---------- the camera's picture as evidence ----------
+
+/** The camera's own picture of the table (the map plane of the frame the tracker last
+ *  committed on, cropped to the map) in place of the drawn pieces, under the same
+ *  verdict layers: command ring, field of fire, sight line and its blocker, ruler. Both
+ *  are in map inches, so the overlay lands on the real blocks. Fetched when asked for
+ *  (and on each new state while shown), never pushed over the WebSocket. */
+const evidence = { on: false, url: null, seq: null, loading: null };
+app.evidence = evidence;
+$("photo").onclick = () => showPhoto(!evidence.on);
+function photoNote(text, bad) {
+  const n = $("photonote");
+  n.textContent = text;
+  n.className = bad ? "bad" : "";
+}
+function showPhoto(on) {
+  evidence.on = on;
+  $("photo").setAttribute("aria-pressed", String(on));
+  if (on) return loadPhoto();
+  document.body.classList.remove("photo");
+  photoNote("");
+}
+app.showPhoto = showPhoto;
+async function loadPhoto() {
+  if (evidence.loading) return evidence.loading; // one request at a time
+  evidence.loading = (async () => {
+    try {
+      const r = await fetch("/api/evidence.jpg", { headers: window.aideSeat.headers({}) });
+      if (!r.ok) {
+        const json = await r.json().catch(() => ({}));
+        throw new Error(json.error || r.statusText);
+      }
+      const seq = Number(r.headers.get("x-aide-seq"));
+      const taken = Number(r.headers.get("x-aide-taken-ms"));
+      const url = URL.createObjectURL(await r.blob());
+      if (!evidence.on) return URL.revokeObjectURL(url);
+      if (evidence.url) URL.revokeObjectURL(evidence.url);
+      Object.assign(evidence, { url, seq });
+      const m = app.scenario.map, img = $("evimg");
+      img.setAttribute("width", m.width_in);
+      img.setAttribute("height", m.height_in);
+      img.setAttribute("href", url);
+      document.body.classList.add("photo");
+      photoNote(`Camera · state #${seq} · ${new Date(taken).toLocaleTimeString()}`);
+    } catch (err) {
+      // No camera, or no still frame yet: say why, and keep the drawn pieces.
+      document.body.classList.remove("photo");
+      if (evidence.on) photoNote(err.message, true);
+    }
+  })();
+  try { await evidence.loading; } finally { evidence.loading = null; }
 }
 
 /** The WebSocket and what the page says while it is gone: after a Wi-Fi blip it tries

@@ -16,6 +16,7 @@ use tokio::sync::watch;
 
 use crate::table::TableState;
 use crate::track::{AssignError, Identification};
+use crate::vision::MapPicture;
 
 /// Who is producing the table: a scripted replay or a folder of frames, the live camera,
 /// the synthetic camera (the demo's rendered frames through the detector), or a camera
@@ -47,6 +48,11 @@ pub struct FeedView {
     /// the newest only: a watch channel may skip a view, and the journal must take every
     /// correction before the table that follows it.
     pub identified: Arc<Vec<Identification>>,
+    /// The camera's picture of the map on the frame the tracker committed the table on
+    /// (the evidence view and the journal); `None` until a camera feed has committed one,
+    /// and always for a scripted replay. A naming keeps it: the names changed, not the
+    /// table the camera saw.
+    pub picture: Option<Arc<MapPicture>>,
 }
 
 /// Microseconds since the Unix epoch, now.
@@ -74,26 +80,43 @@ impl Publisher {
             source,
             fps: 0.0,
             identified: Arc::default(),
+            picture: None,
         });
         (Self { tx: Arc::new(tx) }, rx)
     }
 
     /// A new stable table. Returns the sequence number it was given.
     pub fn table(&self, table: TableState) -> u64 {
-        self.publish(table, None)
+        self.publish(table, None, None)
+    }
+
+    /// A new stable table as the camera saw it, with the picture of the frame it was
+    /// committed on (`None` when the frame's map could not be pictured: the last
+    /// picture is then dropped rather than shown for a table it does not show).
+    pub fn seen(&self, table: TableState, picture: Option<Arc<MapPicture>>) -> u64 {
+        self.publish(table, None, Some(picture))
     }
 
     /// The stable table after a person named one of its pieces.
     pub fn identified(&self, table: TableState, identification: Identification) -> u64 {
-        self.publish(table, Some(identification))
+        self.publish(table, Some(identification), None)
     }
 
-    /// One change of the view, so no consumer sees the naming without its table.
-    fn publish(&self, table: TableState, identification: Option<Identification>) -> u64 {
+    /// One change of the view, so no consumer sees the naming without its table, nor a
+    /// table without its picture. `picture`: `Some` replaces the picture, `None` keeps it.
+    fn publish(
+        &self,
+        table: TableState,
+        identification: Option<Identification>,
+        picture: Option<Option<Arc<MapPicture>>>,
+    ) -> u64 {
         let mut seq = 0;
         self.tx.send_modify(|view| {
             if let Some(identification) = identification {
                 Arc::make_mut(&mut view.identified).push(identification);
+            }
+            if let Some(picture) = picture {
+                view.picture = picture;
             }
             view.seq += 1;
             seq = view.seq;

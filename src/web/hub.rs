@@ -22,6 +22,7 @@ use crate::seat::Seat;
 use crate::seat::view::SeatView;
 use crate::table::TableState;
 use crate::track::Identification;
+use crate::vision::MapPicture;
 
 /// Messages a client may fall behind before it is dropped.
 pub const CLIENT_QUEUE: usize = 16;
@@ -45,6 +46,9 @@ pub struct Snapshot {
     /// Each seat's "state" message, by slot, serialised once for all its clients and for
     /// GET /api/state.
     pub messages: Vec<Utf8Bytes>,
+    /// The camera's picture of this table (see [`FeedView::picture`]): what GET
+    /// /api/evidence.jpg serves, so that no seat gets a picture newer than its view.
+    pub picture: Option<Arc<MapPicture>>,
 }
 
 impl Snapshot {
@@ -167,12 +171,20 @@ pub fn snapshot(
         report: Arc::new(report),
         views,
         messages,
+        picture: view.picture.clone(),
     }
 }
 
 /// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
 pub async fn run(state: Arc<AppState>) {
-    record(&state, state.current().table.clone(), Vec::new()).await;
+    let first = state.current();
+    record(
+        &state,
+        first.table.clone(),
+        Vec::new(),
+        first.picture.clone(),
+    )
+    .await;
     let mut feed = state.feed.clone();
     // How many of the feed's identifications the journal has taken.
     let mut identified = 0;
@@ -206,7 +218,7 @@ pub async fn run(state: Arc<AppState>) {
                 };
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
-                record(&state, snap.table.clone(), new_names).await;
+                record(&state, snap.table.clone(), new_names, snap.picture.clone()).await;
                 let messages = Out::PerSeat(Arc::new(snap.messages.clone()));
                 *state.snapshot.write().expect("snapshot lock") = Arc::new(snap);
                 // No receivers is fine: nobody is looking.
@@ -221,8 +233,13 @@ pub async fn run(state: Arc<AppState>) {
 }
 
 /// Store a stable table in the journal, when the server keeps one, off the runtime,
-/// after the pieces people named since the last one.
-async fn record(state: &AppState, table: Arc<TableState>, named: Vec<Identification>) {
+/// after the pieces people named since the last one, with the camera's picture of it.
+async fn record(
+    state: &AppState,
+    table: Arc<TableState>,
+    named: Vec<Identification>,
+    picture: Option<Arc<MapPicture>>,
+) {
     let Some(recorder) = state.recorder.clone() else {
         return;
     };
@@ -231,7 +248,7 @@ async fn record(state: &AppState, table: Arc<TableState>, named: Vec<Identificat
         for identification in &named {
             r.identify(identification)?;
         }
-        r.observe(&table, crate::journal::now_ms())
+        r.observe_seen(&table, crate::journal::now_ms(), picture.as_deref())
     })
     .await;
     match stored {

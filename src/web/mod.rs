@@ -8,6 +8,7 @@
 
 mod api;
 pub mod demo;
+mod evidence;
 pub mod feed;
 mod guard;
 pub mod hub;
@@ -403,6 +404,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/identify", post(api::identify))
         .route("/seat", get(seats::seat))
         .route("/seats", get(seats::seats))
+        .route("/evidence.jpg", get(evidence::evidence))
         .fallback(api::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
     Router::new()

@@ -1,0 +1,68 @@
+//! GET /api/evidence.jpg: the camera's own picture of the table, for players to see the
+//! verdict drawn on the real blocks rather than on the page's drawing of them.
+//!
+//! The picture is the map plane of the frame the tracker last committed a state on (a
+//! still table, no hand over it), undistorted and cropped to the map
+//! ([`crate::vision::MapPicture`]): the page lays it under its verdict overlay, both in
+//! map inches. It is fetched when a player asks for it, never pushed over the WebSocket:
+//! a phone on a pub's Wi-Fi should not receive 50 KB at every move it is not looking at.
+//!
+//! Every seat may see it: it shows the physical table that every player at it can see.
+//! It is the picture of the snapshot every seat's view is built from, never a newer
+//! frame, so that a spectator learns nothing from it that its view does not say yet.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::api::ApiError;
+use super::guard;
+use super::seats::Viewer;
+
+/// GET /api/evidence.jpg: the picture of the current stable state, as a JPEG of the map
+/// plane (`X-Aide-Seq`: the state it shows; `X-Aide-Px-Per-In`: its scale). 404 when no
+/// camera watches the table, 409 while the camera has not committed a state yet.
+/// A seat token that is not the game's is refused as on every route (the extractor).
+pub async fn evidence(State(state): State<Arc<AppState>>, _seat: Viewer) -> Response {
+    // The snapshot every seat's view is built from: the picture is never newer than it.
+    let snap = state.current();
+    let Some(picture) = snap.picture.clone() else {
+        return if state.identify.is_none() {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no camera watches this table (it is fed from state files): there is no picture of it",
+            )
+        } else {
+            ApiError::new(
+                StatusCode::CONFLICT,
+                "no stable camera frame yet: the picture comes when the camera has seen the table still, with no hand over it",
+            )
+        }
+        .into_response();
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "image/jpeg".to_owned()),
+            // A newer state has another picture under the same address.
+            (header::CACHE_CONTROL, "no-store".to_owned()),
+            (header::CONTENT_SECURITY_POLICY, guard::IMAGE_CSP.to_owned()),
+            (
+                header::HeaderName::from_static("x-aide-seq"),
+                snap.seq.to_string(),
+            ),
+            (
+                header::HeaderName::from_static("x-aide-px-per-in"),
+                picture.px_per_in.to_string(),
+            ),
+            (
+                header::HeaderName::from_static("x-aide-taken-ms"),
+                picture.ts_ms.to_string(),
+            ),
+        ],
+        picture.jpeg.clone(),
+    )
+        .into_response()
+}
