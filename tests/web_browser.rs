@@ -1,7 +1,8 @@
 //! The phone page in headless Chromium (tests/browser/*.test.js, playwright-core): these
 //! tests start the real `aide serve` binary on free loopback ports (the demo held still,
-//! replaying, and watched through the synthetic camera; the One Hour Wargames and NBC
-//! demos), ask `aide check` for the same tables, and run the page tests with node.
+//! replaying, and watched through the synthetic camera, whose picture the evidence view
+//! shows; the One Hour Wargames and NBC demos), ask `aide check` for the same tables,
+//! and run the page tests with node.
 //! Needs /usr/bin/chromium and `npm ci` in tests/browser (.ci/run installs both).
 
 use std::io::{BufRead, BufReader};
@@ -149,6 +150,20 @@ fn phone_page_in_headless_chromium() {
     assert!(
         status.success(),
         "the page test failed (screenshots in {})",
+        tmp.display()
+    );
+    // The camera's picture under the verdict, on the watched table (a server of its own
+    // would be one more synthetic camera rendering beside the others).
+    let status = Command::new("node")
+        .arg(browser.join("evidence.test.js"))
+        .env("AIDE_URL", format!("http://{watched_addr}/"))
+        .env("AIDE_SHOTS", &tmp)
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    assert!(
+        status.success(),
+        "the evidence page test failed (screenshots in {})",
         tmp.display()
     );
     println!("screenshots: {}", tmp.display());

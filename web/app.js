@@ -1196,7 +1196,7 @@ async function loadPhoto() {
       img.setAttribute("height", m.height_in);
       img.setAttribute("href", url);
       document.body.classList.add("photo");
-      photoNote(`Camera · state #${seq} · ${new Date(taken).toLocaleTimeString()}`);
+      photoNote(`Camera · #${seq} · ${new Date(taken).toLocaleTimeString()}`);
     } catch (err) {
       // No camera, or no still frame yet: say why, and keep the drawn pieces.
       document.body.classList.remove("photo");
