@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, FrameSource, SourceKind};
 use crate::journal::now_ms;
+use crate::table::TableState;
 use crate::track::{AssignError, Identification};
 use crate::track::{Observation, Tracker};
 use crate::vision::MapPicture;
@@ -32,6 +33,10 @@ pub trait Observer: Send {
     /// evidence of the table the tracker commits on this frame. `None` when the
     /// observer does not know where the map lies in the frame (no calibration yet).
     fn picture(&self, frame: &capture::Frame) -> Option<MapPicture>;
+
+    /// The tracker settled on a new table from this frame (one the observer just
+    /// observed): an observer that learns the empty map learns it where no piece stands.
+    fn settled(&mut self, _frame: &capture::Frame, _table: &TableState) {}
 }
 
 /// Opens the frame source on the feed thread.
@@ -127,13 +132,19 @@ impl Feed for CameraFeed {
             // Publish under the lock, so a naming from the page and a commit reach the
             // server in the order the tracker made them.
             let mut tracker = tracker.lock().expect("tracker lock");
-            if let Some(table) = tracker.push(&observation) {
+            let settled = tracker.push(&observation);
+            if let Some(table) = &settled {
                 // The frame the tracker committed on is a still table with no hand over
-                // it: its picture is the evidence of this state.
+                // it: its picture is the evidence of this state, published with it.
                 let picture = observer.picture(&frame).map(Arc::new);
-                publisher.seen(table, picture);
+                publisher.seen(table.clone(), picture);
             }
             drop(tracker);
+            // After the table is out: learning reads the whole map, a few milliseconds
+            // no player need wait for.
+            if let Some(table) = settled {
+                observer.settled(&frame, &table);
+            }
             ages.record(now_ms().saturating_sub(frame.ts_ms).max(0) as u64);
         }
         // Keep the feed open until the server stops, so its last table stays served.

@@ -5,8 +5,16 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use aide::capture::Frame;
+use aide::geom::Footprint;
+use aide::live::Observer;
 use aide::model::PieceModel;
+use aide::scenario::Scenario;
 use aide::sim::{self, MapTexture, Scene};
+use aide::vision::{
+    Calibration, ColourModel, DetectOptions, MapReference, PlaneSampler, TableObserver,
+    detect_sampled,
+};
 
 fn aide() -> Command {
     Command::new(env!("CARGO_BIN_EXE_aide"))
@@ -188,4 +196,139 @@ fn a_reference_of_another_map_is_refused_with_the_reason() {
     assert!(said.contains("does not look like this table"), "{said}");
     let (without, _) = detect(&frame, &camera, "34x22", None);
     assert_eq!(with_other, without);
+}
+
+/// Each true piece's distance to its nearest detection, and the phantoms, for pieces
+/// read by the library's detector (the live pipeline's path).
+fn read_with(
+    scene: &Scene,
+    image: &image::RgbImage,
+    reference: Option<&MapReference>,
+) -> (Vec<f64>, usize) {
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let colours = ColourModel::builtin();
+    let lens = Some(scene.pinhole().intrinsics);
+    let calib = Calibration::from_image(image, scene.map_w_in, scene.map_h_in, lens).unwrap();
+    let sampler = PlaneSampler::new(&calib, image.width(), image.height());
+    let detection = detect_sampled(
+        image,
+        &calib,
+        &sampler,
+        &DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &|_| None,
+            reference,
+        },
+    );
+    let found: Vec<[f64; 2]> = detection.pieces.iter().map(|p| [p.x_in, p.y_in]).collect();
+    score(scene, &found)
+}
+
+#[test]
+fn the_empty_map_learnt_where_earlier_tables_left_it_bare_keeps_roofs_from_being_pieces() {
+    let (map, w, h) = MapTexture::from_svg_at_its_size(&printed_map("market-town.svg")).unwrap();
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let table = sim::random_scene(3, w, h, 1280, 720);
+    let image = sim::render_on(&table, &model, &map);
+    let (errors, phantoms_before) = read_with(&table, &image, None);
+    let found_before = errors.iter().filter(|e| **e <= 1.0 / 16.0).count();
+    assert!(
+        phantoms_before >= 5,
+        "{phantoms_before} phantoms on the bare town"
+    );
+
+    // Two earlier settled tables filmed by the same camera, with other pieces standing
+    // elsewhere: the map is learnt where they left it bare, and not under them.
+    let mut reference = MapReference::unseen(w, h);
+    for other in [103, 203] {
+        let earlier = Scene {
+            pieces: sim::random_scene(other, w, h, 1280, 720).pieces,
+            seed: other,
+            ..table.clone()
+        };
+        let frame = sim::render_on(&earlier, &model, &map);
+        let lens = Some(earlier.pinhole().intrinsics);
+        let calib = Calibration::from_image(&frame, w, h, lens).unwrap();
+        let sampler = PlaneSampler::new(&calib, frame.width(), frame.height());
+        let footprints: Vec<Footprint> = earlier
+            .pieces
+            .iter()
+            .map(|p| {
+                let (frontage, depth, _) = sim::dimensions(&model, p);
+                Footprint::new(p.x_in, p.y_in, p.heading_deg, frontage, depth)
+            })
+            .collect();
+        let learnt = reference.learn(&frame, &calib, &sampler, &footprints);
+        assert!(learnt > 100_000, "{learnt} pixels learnt of 299,200");
+    }
+    let known = reference.known_share();
+    // 30 pieces each, every footprint with an inch all round left unlearnt: a tenth to
+    // a quarter of the map lies under one table's pieces and the other's.
+    assert!((0.75..0.97).contains(&known), "{known:.3} of the map known");
+
+    let (errors, phantoms) = read_with(&table, &image, Some(&reference));
+    let found = errors.iter().filter(|e| **e <= 1.0 / 16.0).count();
+    assert!(
+        phantoms * 2 <= phantoms_before,
+        "{phantoms} phantoms with the learnt map, {phantoms_before} without"
+    );
+    assert!(
+        found >= found_before,
+        "{found} pieces found, {found_before} without"
+    );
+
+    // A map image is in the printer's colours: frames never overwrite it.
+    let mut printed = MapReference::from_texture(&map, w, h);
+    let calib = Calibration::from_image(&image, w, h, Some(table.pinhole().intrinsics)).unwrap();
+    let sampler = PlaneSampler::new(&calib, image.width(), image.height());
+    assert_eq!(printed.learn(&image, &calib, &sampler, &[]), 0);
+}
+
+#[test]
+fn a_settled_table_teaches_the_observer_the_map_where_no_piece_stands() {
+    let scenario = Scenario::load(Path::new("scenarios/demo/valley.toml")).unwrap();
+    let table = aide::web::demo::tables(&scenario).unwrap().remove(0);
+    let base = sim::random_scene(2, scenario.map.width_in, scenario.map.height_in, 1280, 720);
+    let map = sim::scenario_map(&scenario, base.seed).unwrap();
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let scene = sim::scene_from_table(&scenario, &table, &base);
+    let frame = Frame {
+        image: sim::render_on(&scene, &model, &map),
+        ts_ms: 0,
+        index: 0,
+    };
+    let mut observer = TableObserver::new(
+        &scenario,
+        Some(base.pinhole().intrinsics),
+        ColourModel::builtin(),
+    )
+    .learning_the_map();
+    observer.observe(&frame).unwrap();
+    let known = |o: &TableObserver| o.reference().unwrap().known_share();
+    assert_eq!(
+        known(&observer),
+        0.0,
+        "nothing learnt before the table settles"
+    );
+    observer.settled(&frame, &table);
+    // The map less each piece's footprint and an inch all round it (a block's 2.75 x
+    // 4 in, an HQ's 2.4 in square at most): all of it is read on a frame the cards
+    // leave in view, so the share known is bounded by the pieces alone.
+    let map_sq_in = scenario.map.width_in * scenario.map.height_in;
+    let most_covered: f64 = table
+        .pieces
+        .iter()
+        .map(|p| (p.footprint.frontage_in + 2.0) * (p.footprint.depth_in + 2.0))
+        .sum();
+    let cards_sq_in = 4.0 * 2.0 * 2.0;
+    let least = 1.0 - (most_covered + cards_sq_in) / map_sq_in;
+    // Nor is any footprint itself learnt (footprints do not overlap).
+    let footprints_sq_in: f64 = table.pieces.iter().map(|p| p.footprint.area()).sum();
+    let most = 1.0 - footprints_sq_in / map_sq_in;
+    let got = known(&observer);
+    assert!(
+        (least..most).contains(&got),
+        "{got:.3} of the map known, between {least:.3} and {most:.3}"
+    );
 }

@@ -77,10 +77,26 @@ fn browser_dir() -> (PathBuf, String) {
     (browser, chromium)
 }
 
+/// Run the page test `script` (tests/browser) with node, `env` and the screenshots'
+/// folder `shots`; the test fails, naming that folder, when the page test does.
+fn page_test(script: &str, env: &[(&str, std::ffi::OsString)], shots: &Path) {
+    let (browser, chromium) = browser_dir();
+    let status = Command::new("node")
+        .arg(browser.join(script))
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("AIDE_SHOTS", shots)
+        .env("CHROMIUM", &chromium)
+        .status()
+        .expect("run node");
+    assert!(
+        status.success(),
+        "{script} failed (screenshots in {})",
+        shots.display()
+    );
+}
+
 #[test]
 fn phone_page_in_headless_chromium() {
-    let (browser, chromium) = browser_dir();
-
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser");
     std::fs::create_dir_all(&tmp).unwrap();
     let journal = fresh_journal(&tmp, "game.sqlite");
@@ -135,36 +151,24 @@ fn phone_page_in_headless_chromium() {
     let check_text_path = tmp.join("check.txt");
     std::fs::write(&check_text_path, &check_text.stdout).unwrap();
 
-    let status = Command::new("node")
-        .arg(browser.join("page.test.js"))
-        .env("AIDE_URL", format!("http://{addr}/"))
-        .env("AIDE_LIVE_URL", format!("http://{live_addr}/"))
-        .env("AIDE_WATCHED_URL", format!("http://{watched_addr}/"))
-        .env("AIDE_CHECK_JSON", &check_path)
-        .env("AIDE_CHECK_TEXT", &check_text_path)
-        .env("AIDE_ROUNDING", rounding_cases())
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    assert!(
-        status.success(),
-        "the page test failed (screenshots in {})",
-        tmp.display()
+    page_test(
+        "page.test.js",
+        &[
+            ("AIDE_URL", format!("http://{addr}/").into()),
+            ("AIDE_LIVE_URL", format!("http://{live_addr}/").into()),
+            ("AIDE_WATCHED_URL", format!("http://{watched_addr}/").into()),
+            ("AIDE_CHECK_JSON", check_path.into()),
+            ("AIDE_CHECK_TEXT", check_text_path.into()),
+            ("AIDE_ROUNDING", rounding_cases().into()),
+        ],
+        &tmp,
     );
     // The camera's picture under the verdict, on the watched table (a server of its own
     // would be one more synthetic camera rendering beside the others).
-    let status = Command::new("node")
-        .arg(browser.join("evidence.test.js"))
-        .env("AIDE_URL", format!("http://{watched_addr}/"))
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    assert!(
-        status.success(),
-        "the evidence page test failed (screenshots in {})",
-        tmp.display()
+    page_test(
+        "evidence.test.js",
+        &[("AIDE_URL", format!("http://{watched_addr}/").into())],
+        &tmp,
     );
     println!("screenshots: {}", tmp.display());
 }
@@ -174,7 +178,6 @@ fn phone_page_in_headless_chromium() {
 /// the list view, the log, the manifest and the reconnect (tests/browser/systems.test.js).
 #[test]
 fn every_rule_system_in_headless_chromium() {
-    let (browser, chromium) = browser_dir();
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web_browser_systems");
     std::fs::create_dir_all(&tmp).unwrap();
     let scenario = |dir: &str, file: &str| root().join("scenarios").join(dir).join(file);
@@ -200,18 +203,11 @@ fn every_rule_system_in_headless_chromium() {
         servers.push(server);
         urls.push(format!("{name}=http://{addr}/"));
     }
-    let status = Command::new("node")
-        .arg(browser.join("systems.test.js"))
-        .env("AIDE_URLS", urls.join(" "))
-        .env("AIDE_SHOTS", &tmp)
-        .env("CHROMIUM", &chromium)
-        .status()
-        .expect("run node");
-    drop(servers);
-    assert!(
-        status.success(),
-        "the rule-systems page test failed (screenshots in {})",
-        tmp.display()
+    page_test(
+        "systems.test.js",
+        &[("AIDE_URLS", urls.join(" ").into())],
+        &tmp,
     );
+    drop(servers);
     println!("screenshots: {}", tmp.display());
 }

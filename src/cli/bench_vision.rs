@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use aide::geom::Footprint;
 use aide::model::PieceModel;
 use aide::sim::{self, MapTexture, Shape, TruePiece};
 use aide::table::Status;
@@ -47,6 +48,12 @@ pub struct Args {
     /// colours (see `vision::reference`). Frames of `--photoreal` have no map image.
     #[arg(long)]
     pub reference: bool,
+    /// Give the detector the empty map as the live feed learns it, with no map image:
+    /// from two earlier settled tables of the same camera and map, other pieces standing
+    /// elsewhere (see `MapReference::learn`). What it does not know by then, it leaves to
+    /// the detector alone.
+    #[arg(long, conflicts_with_all = ["reference", "photoreal"])]
+    pub learned_reference: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -149,7 +156,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     ("4K", args.frames_4k, (3840, 2160)),
                 ] {
                     let (touching, camera_file) = (args.touching, args.camera_file);
-                    let with_reference = args.reference;
+                    let (with_reference, learned) = (args.reference, args.learned_reference);
                     let frames = (args.seed..args.seed + count)
                         .map(|seed| {
                             let (texture, model) = (texture.clone(), model.clone());
@@ -160,6 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                                 } else {
                                     sim::random_scene(seed, map_w, map_h, w, h)
                                 };
+                                let intrinsics = camera_file.then(|| scene.pinhole().intrinsics);
                                 let (image, reference) = match &texture {
                                     Some(map) => (
                                         sim::render_on(&scene, &model, map),
@@ -176,11 +184,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                                         (sim::render_on(&scene, &model, &map), reference)
                                     }
                                 };
+                                let reference = if learned {
+                                    let procedural;
+                                    let map = match &texture {
+                                        Some(map) => map.as_ref(),
+                                        None => {
+                                            procedural =
+                                                MapTexture::procedural(map_w, map_h, scene.seed);
+                                            &procedural
+                                        }
+                                    };
+                                    learned_reference(&scene, &model, map, intrinsics)
+                                        .map(std::rc::Rc::new)
+                                } else {
+                                    reference
+                                };
                                 Frame {
                                     image,
                                     map_w_in: scene.map_w_in,
                                     map_h_in: scene.map_h_in,
-                                    intrinsics: camera_file.then(|| scene.pinhole().intrinsics),
+                                    intrinsics,
                                     reference,
                                     truth: scene.pieces,
                                 }
@@ -282,9 +305,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     println!(
-        "aide bench vision ({source}{}; match within {MATCH_IN} in)",
+        "aide bench vision ({source}{}{}; match within {MATCH_IN} in)",
         if args.touching && args.photoreal.is_none() {
             "; blocks touching in lines and columns"
+        } else {
+            ""
+        },
+        if args.reference {
+            "; the empty map from its image"
+        } else if args.learned_reference {
+            "; the empty map learnt from two earlier tables"
         } else {
             ""
         }
@@ -374,6 +404,48 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     println!("peak memory {:.1} MiB", peak_kib as f64 / 1024.0);
     Ok(())
+}
+
+/// The empty map as the live feed would know it by `scene`'s frame: learnt from two
+/// earlier settled tables filmed by the same camera on the same map, with other tables'
+/// pieces standing on it (each learnt where its own pieces left the map bare). `None`
+/// when an earlier frame's tags are not found.
+fn learned_reference(
+    scene: &sim::Scene,
+    model: &PieceModel,
+    map: &MapTexture,
+    intrinsics: Option<Intrinsics>,
+) -> Option<MapReference> {
+    let mut reference = MapReference::unseen(scene.map_w_in, scene.map_h_in);
+    for earlier_seed in [scene.seed + 10_000, scene.seed + 20_000] {
+        let other = sim::random_scene(
+            earlier_seed,
+            scene.map_w_in,
+            scene.map_h_in,
+            scene.width,
+            scene.height,
+        );
+        let earlier = sim::Scene {
+            pieces: other.pieces,
+            seed: earlier_seed,
+            hand: None,
+            ..scene.clone()
+        };
+        let image = sim::render_on(&earlier, model, map);
+        let calib =
+            Calibration::from_image(&image, scene.map_w_in, scene.map_h_in, intrinsics).ok()?;
+        let sampler = PlaneSampler::new(&calib, image.width(), image.height());
+        let footprints: Vec<Footprint> = earlier
+            .pieces
+            .iter()
+            .map(|p| {
+                let (frontage, depth, _) = sim::dimensions(model, p);
+                Footprint::new(p.x_in, p.y_in, p.heading_deg, frontage, depth)
+            })
+            .collect();
+        reference.learn(&image, &calib, &sampler, &footprints);
+    }
+    Some(reference)
 }
 
 /// Read one frame with `read` (None: the tags were not found) and score it.

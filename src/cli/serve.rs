@@ -53,9 +53,11 @@ pub struct Args {
     #[arg(long)]
     pub camera_file: Option<PathBuf>,
     /// The empty map, so its ink (a blue river, red roofs) is not taken for pieces:
-    /// `map` for the scenario's own map image, or a photo of the empty table made with
-    /// `aide calibrate map`. The demo uses its map image unless told `none`.
-    #[arg(long, value_name = "map|FILE|none")]
+    /// `map` for the scenario's own map image, a photo of the empty table made with
+    /// `aide calibrate map`, `live` to learn it from the camera alone, or `none`. A photo
+    /// and `live` are kept up to date wherever the table settles with no piece near.
+    /// The demo uses its map image; a scenario, `live`.
+    #[arg(long, value_name = "map|FILE|live|none")]
     pub reference: Option<String>,
     /// The demo's table from frames of a synthetic camera read by the detector
     /// (`rendered`: the whole pipeline), or straight from its scripted states (`states`).
@@ -87,7 +89,8 @@ pub enum DemoSource {
     States,
 }
 
-/// The empty map named by `--reference`: `map`, the scenario's map image; else a file.
+/// The empty map named by `--reference`: `map`, the scenario's map image; else a file
+/// (`live` and `none` are taken care of before).
 fn empty_map(scenario: &Scenario, reference: &str) -> anyhow::Result<MapReference> {
     let (w, h) = (scenario.map.width_in, scenario.map.height_in);
     let path = match reference {
@@ -274,12 +277,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let mut observer =
                 TableObserver::new(&feed_scenario, intrinsics, ColourModel::builtin());
             let reference = match args.reference.as_deref() {
-                None if args.scenario.is_none() => Some("map"),
-                chosen => chosen.filter(|r| *r != "none"),
+                None if args.scenario.is_none() => "map",
+                None => "live",
+                Some(chosen) => chosen,
             };
-            if let Some(reference) = reference {
-                observer = observer.with_reference(empty_map(&feed_scenario, reference)?);
-            }
+            observer = match reference {
+                "none" => observer,
+                "live" => observer.learning_the_map(),
+                file => observer.with_reference(empty_map(&feed_scenario, file)?),
+            };
             let tracker = tracker.expect("made for every watched source");
             let (opened_tx, opened_rx) = mpsc::channel();
             feed::spawn(

@@ -186,6 +186,8 @@ pub fn detect_sampled(
         w,
         pixels: vec![None; (w * h) as usize],
     };
+    // The paint and paper the reference takes for ink: (x, y, colour).
+    let mut explained: Vec<(u32, u32, [u8; 3])> = Vec::new();
     // Each region's tile bounds: first and last tile column and row.
     let mut bounds: Vec<[u32; 4]> = Vec::new();
     for (tx, ty, region) in regions.enumerate_pixels() {
@@ -238,6 +240,7 @@ pub fn detect_sampled(
             };
             // Ink of the printed map that looks like paint or paper.
             if reference.as_ref().is_some_and(|r| r.explains(x, y, rgb)) {
+                explained.push((x, y, rgb));
                 continue;
             }
             crops[r - 1].put_pixel(
@@ -245,6 +248,40 @@ pub fn detect_sampled(
                 (ty - ty0) * TILE_PX + dy,
                 image::Luma([value]),
             );
+        }
+    }
+    // Where the reference does not know the map yet (one learnt from the live feed has
+    // not seen under earlier pieces), ink explained next to it carries on into it: a
+    // river cut short where the reference's knowledge ends would leave a block-sized
+    // stretch of blue, read as a block. The ink is followed pixel to pixel while its
+    // colour holds; a piece's paint, standing on that ink, differs from it at its edge.
+    if let Some(reference) = &reference {
+        let mut queue: std::collections::VecDeque<(u32, u32, [u8; 3])> = explained.into();
+        while let Some((x, y, ink)) = queue.pop_front() {
+            for (nx, ny) in [
+                (x.wrapping_sub(1), y),
+                (x + 1, y),
+                (x, y.wrapping_sub(1)),
+                (x, y + 1),
+            ] {
+                if nx >= w || ny >= h || reference.knows(nx, ny) {
+                    continue;
+                }
+                let (tx, ty) = (nx / TILE_PX, ny / TILE_PX);
+                let r = regions.get_pixel(tx, ty).0[0] as usize;
+                let Some(rgb) = plane.at(nx, ny) else {
+                    continue;
+                };
+                if r == 0 || !super::reference::same_ink(ink, rgb) {
+                    continue;
+                }
+                let [tx0, ty0, ..] = bounds[r - 1];
+                let at = (nx - tx0 * TILE_PX, ny - ty0 * TILE_PX);
+                if crops[r - 1].get_pixel(at.0, at.1).0[0] != 0 {
+                    crops[r - 1].put_pixel(at.0, at.1, image::Luma([0]));
+                    queue.push_back((nx, ny, rgb));
+                }
+            }
         }
     }
     let blobs: Vec<(usize, Vec<Px>)> = crops
@@ -695,6 +732,33 @@ impl PlaneSampler {
             }
             taps.into_boxed_slice()
         })
+    }
+
+    /// Every map-plane pixel that `wanted` asks for, read from `image` as the detector
+    /// reads the map (through the lens, white-balanced on the corner cards) and handed
+    /// to `put`: what the empty map's reference learns from the live feed (see
+    /// [`super::MapReference::learn`]). Pixels on a corner card or out of the frame are
+    /// not read.
+    pub fn read_plane(
+        &self,
+        image: &RgbImage,
+        calib: &Calibration,
+        wanted: &dyn Fn(u32, u32) -> bool,
+        put: &mut dyn FnMut(u32, u32, [u8; 3]),
+    ) {
+        let reader = FrameReader::new(image, calib);
+        let (tiles_w, tiles_h) = self.tiles_size();
+        for (tx, ty) in (0..tiles_h).flat_map(|ty| (0..tiles_w).map(move |tx| (tx, ty))) {
+            for (k, tap) in (0..).zip(self.tile(tx, ty)) {
+                let (x, y) = (tx * TILE_PX + k % TILE_PX, ty * TILE_PX + k / TILE_PX);
+                if x >= self.w || y >= self.h || !wanted(x, y) {
+                    continue;
+                }
+                if let Some(rgb) = reader.read(*tap) {
+                    put(x, y, rgb);
+                }
+            }
+        }
     }
 
     /// Whether this sampler reads frames of this size.

@@ -13,10 +13,11 @@ use super::{
     detect_sampled,
 };
 use crate::capture::Frame;
+use crate::geom::Footprint;
 use crate::live::Observer;
 use crate::model::PieceModel;
 use crate::scenario::Scenario;
-use crate::table::Pose;
+use crate::table::{Pose, TableState};
 use crate::track::{Observation, Sighting};
 
 /// Frames between two tag searches.
@@ -63,6 +64,18 @@ impl TableObserver {
     pub fn with_reference(mut self, reference: MapReference) -> Self {
         self.reference = Some(reference);
         self
+    }
+
+    /// Learn the empty map from the live feed alone, knowing nothing of it at first
+    /// (see [`MapReference::unseen`]).
+    pub fn learning_the_map(self) -> Self {
+        let reference = MapReference::unseen(self.map_w_in, self.map_h_in);
+        self.with_reference(reference)
+    }
+
+    /// The empty map as this observer knows it now.
+    pub fn reference(&self) -> Option<&MapReference> {
+        self.reference.as_ref()
     }
 }
 
@@ -133,5 +146,27 @@ impl Observer for TableObserver {
         MapPicture::of_frame(&frame.image, calibration, frame.ts_ms)
             .inspect_err(|e| tracing::warn!(error = %e, "the map's picture was not encoded"))
             .ok()
+    }
+
+    /// The tracker settled on `table` from `frame`: where no piece of it stands, the map
+    /// is bare, and a reference made by the camera learns it there.
+    fn settled(&mut self, frame: &Frame, table: &TableState) {
+        let (Some(reference), Some(calibration), Some(sampler)) = (
+            self.reference.as_mut(),
+            self.calibration.as_ref(),
+            self.sampler.as_ref(),
+        ) else {
+            return;
+        };
+        if !reference.learns() || !sampler.fits(&frame.image) {
+            return;
+        }
+        let footprints: Vec<Footprint> = table.pieces.iter().map(|p| p.footprint).collect();
+        let learnt = reference.learn(&frame.image, calibration, sampler, &footprints);
+        tracing::debug!(
+            learnt,
+            known = reference.known_share(),
+            "the empty map learnt from a settled table"
+        );
     }
 }

@@ -9,12 +9,20 @@
 //! cell (the light) times one tone curve per channel (camera and print). A pixel of a
 //! side's paint or of paper that the matched reference explains, within a pixel of
 //! where it should be, is ink.
+//!
+//! The live feed keeps a reference made by the camera up to date, and makes one where
+//! none was given ([`MapReference::unseen`]): whenever the tracker settles on a table,
+//! the map is learnt where no piece stands ([`MapReference::learn`]). A phantom a person
+//! marks "not a piece" leaves the tracker's table, so its ink is learnt at the next
+//! settled table and is not read as paint again.
 
 use std::path::{Path, PathBuf};
 
 use image::RgbImage;
 
-use super::detect::PX_PER_IN;
+use super::Calibration;
+use super::detect::{PX_PER_IN, PlaneSampler};
+use crate::geom::Footprint;
 use crate::sim::MapTexture;
 
 /// Cells of this many map-plane pixels each way (2 in) share one brightness.
@@ -67,6 +75,14 @@ pub enum ReferenceError {
 #[derive(Clone)]
 pub struct MapReference {
     image: RgbImage,
+    /// Which pixels the reference knows, row by row: `None` when it knows them all (a
+    /// map image, a photo of the empty table); else those seen bare so far.
+    known: Option<Vec<bool>>,
+    /// Whether the image is the camera's own view of the map (a photo of the empty
+    /// table, or what the live feed learnt), which later frames may bring up to date. A
+    /// map image is in the printer's colours, matched to the camera's through one tone
+    /// curve: pixels in the camera's colours among them would bend that curve.
+    camera_made: bool,
 }
 
 impl MapReference {
@@ -86,7 +102,7 @@ impl MapReference {
                     reason: e.to_string(),
                 })?
                 .into_rgb8();
-            return Ok(Self { image });
+            return Ok(Self::from_plane(image));
         }
         // The plane of another map, made by `aide calibrate map`: say so, rather than
         // that its shape is not the map's.
@@ -117,20 +133,89 @@ impl MapReference {
             );
             image::Rgb(rgb.map(|c| c.round().clamp(0.0, 255.0) as u8))
         });
-        Self { image }
+        Self {
+            image,
+            known: None,
+            camera_made: false,
+        }
     }
 
     /// A map-plane view of the empty table (see [`super::plane::map_plane_view`]).
     pub fn from_plane(image: RgbImage) -> Self {
-        Self { image }
+        Self {
+            image,
+            known: None,
+            camera_made: true,
+        }
+    }
+
+    /// A reference the live feed is to learn, knowing nothing of the map yet: until a
+    /// settled table shows some of it bare, it explains no ink.
+    pub fn unseen(map_w_in: f64, map_h_in: f64) -> Self {
+        let (w, h) = plane_size(map_w_in, map_h_in);
+        Self {
+            image: RgbImage::new(w, h),
+            known: Some(vec![false; (w * h) as usize]),
+            camera_made: true,
+        }
     }
 
     pub fn image(&self) -> &RgbImage {
         &self.image
     }
 
+    /// Whether frames of the table may bring this reference up to date (see
+    /// [`Self::learn`]): it was made by the camera, not printed.
+    pub fn learns(&self) -> bool {
+        self.camera_made
+    }
+
+    /// The share of the map the reference knows, 0 to 1.
+    pub fn known_share(&self) -> f64 {
+        self.known.as_ref().map_or(1.0, |known| {
+            known.iter().filter(|k| **k).count() as f64 / known.len().max(1) as f64
+        })
+    }
+
+    /// Learn the empty map from a frame of a settled table whose pieces stand on
+    /// `pieces`: every map-plane pixel farther than [`UNLEARNT_AROUND_IN`] from them, read
+    /// as the detector reads the map. Returns how many pixels were learnt (none for a
+    /// printed reference, see [`Self::learns`]).
+    ///
+    /// A piece the detector never saw, standing still, is learnt as map where it
+    /// stands; once it moves, the next settled table learns the bare map there again.
+    pub fn learn(
+        &mut self,
+        image: &RgbImage,
+        calib: &Calibration,
+        sampler: &PlaneSampler,
+        pieces: &[Footprint],
+    ) -> usize {
+        if !self.camera_made {
+            return 0;
+        }
+        let (w, h) = self.image.dimensions();
+        let covered = covered(pieces, w, h);
+        let bare = |x: u32, y: u32| !covered[(y * w + x) as usize];
+        let mut learnt = 0;
+        sampler.read_plane(image, calib, &bare, &mut |x, y, rgb| {
+            self.image.put_pixel(x, y, image::Rgb(rgb));
+            if let Some(known) = &mut self.known {
+                known[(y * w + x) as usize] = true;
+            }
+            learnt += 1;
+        });
+        learnt
+    }
+
     fn at(&self, x: u32, y: u32) -> Option<[u8; 3]> {
-        (x < self.image.width() && y < self.image.height()).then(|| self.image.get_pixel(x, y).0)
+        let (w, h) = self.image.dimensions();
+        let known = |x: u32, y: u32| {
+            self.known
+                .as_ref()
+                .is_none_or(|known| known[(y * w + x) as usize])
+        };
+        (x < w && y < h && known(x, y)).then(|| self.image.get_pixel(x, y).0)
     }
 
     /// Match the reference to a frame from reads spread over the map: `(x, y, rgb,
@@ -234,6 +319,12 @@ impl MatchedReference<'_> {
         self.light[((y / CELL_PX) * self.cells_w + x / CELL_PX) as usize]
     }
 
+    /// Whether the reference knows what the bare map looks like at map-plane pixel
+    /// (x, y).
+    pub fn knows(&self, x: u32, y: u32) -> bool {
+        self.reference.at(x, y).is_some()
+    }
+
     /// The colour the frame should show at map-plane pixel (x, y) if nothing stood there.
     fn expected(&self, x: u32, y: u32) -> Option<[f64; 3]> {
         let r = self.reference.at(x, y)?;
@@ -280,6 +371,52 @@ impl MatchedReference<'_> {
                 .is_some_and(|e| near(e) || in_shade(e))
         })
     }
+}
+
+/// How far around a piece's footprint the map is not learnt, in inches: the top of a
+/// block 3/4 in high shows up to 0.65 in off its footprint at a map corner under a camera
+/// 30 in up, its side faces fill the gap, and a lamp to one side casts its shadow about
+/// as far again; the rest is the tracker's error.
+const UNLEARNT_AROUND_IN: f64 = 1.0;
+
+/// The map-plane pixels (row by row, [`PX_PER_IN`]) within [`UNLEARNT_AROUND_IN`] of a
+/// piece's footprint.
+fn covered(pieces: &[Footprint], w: u32, h: u32) -> Vec<bool> {
+    let mut covered = vec![false; (w * h) as usize];
+    for f in pieces {
+        let (half_l, half_d) = (
+            f.frontage_in / 2.0 + UNLEARNT_AROUND_IN,
+            f.depth_in / 2.0 + UNLEARNT_AROUND_IN,
+        );
+        let reach = half_l.hypot(half_d);
+        let range = |centre: f64, size: u32| {
+            let lo = ((centre - reach) * PX_PER_IN).floor().max(0.0) as u32;
+            let hi = (((centre + reach) * PX_PER_IN).ceil().max(0.0) as u32).min(size);
+            lo..hi
+        };
+        for y in range(f.center.y, h) {
+            for x in range(f.center.x, w) {
+                let at = geo::coord! {
+                    x: (f64::from(x) + 0.5) / PX_PER_IN,
+                    y: (f64::from(y) + 0.5) / PX_PER_IN,
+                };
+                let (lateral, ahead) = f.to_local(at);
+                if lateral.abs() <= half_l && ahead.abs() <= half_d {
+                    covered[(y * w + x) as usize] = true;
+                }
+            }
+        }
+    }
+    covered
+}
+
+/// Whether two neighbouring pixels' colours are one ink: every channel within the
+/// tolerance the reference explains a read by.
+pub fn same_ink(a: [u8; 3], b: [u8; 3]) -> bool {
+    (0..3).all(|c| {
+        let (a, b) = (f64::from(a[c]), f64::from(b[c]));
+        (a - b).abs() <= TOLERANCE_LEVELS + TOLERANCE_SHARE * a.max(b)
+    })
 }
 
 /// The map plane's size in pixels for a map.
