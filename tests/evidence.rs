@@ -248,6 +248,26 @@ async fn the_camera_picture_of_each_stable_state_is_served_on_demand_and_journal
         println!("state #{seq}: picture {} bytes", p.jpeg.len());
     }
 
+    // The log's replay asks for a past state's picture by its journal number.
+    for (seq, p) in &pictures {
+        let r = get(&http, addr, &format!("/api/log/{seq}/picture.jpg"), None).await;
+        assert_eq!(r.status().as_u16(), 200, "state {seq}");
+        assert_eq!(r.headers()["x-aide-seq"], seq.to_string().as_str());
+        assert_eq!(r.bytes().await.unwrap(), p.jpeg);
+    }
+    let r = get(&http, addr, "/api/log/999/picture.jpg", None).await;
+    assert_eq!(r.status().as_u16(), 404);
+    let body: Value = r.json().await.unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("state 999 has no camera picture in the journal"),
+        "{body}"
+    );
+    let r = get(&http, addr, "/api/log/two/picture.jpg", None).await;
+    assert_eq!(r.status().as_u16(), 400);
+
     // The after-action report shows each state's picture, written beside it…
     let report = dir.path().join("report.md");
     let aide = |args: &[&str]| {

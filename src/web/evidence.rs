@@ -13,14 +13,15 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::api::ApiError;
+use super::api::{ApiError, blocking, no_journal, state_number};
 use super::guard;
 use super::seats::Viewer;
+use crate::vision::MapPicture;
 
 /// GET /api/evidence.jpg: the picture of the current stable state, as a JPEG of the map
 /// plane (`X-Aide-Seq`: the state it shows; `X-Aide-Px-Per-In`: its scale). 404 when no
@@ -43,6 +44,46 @@ pub async fn evidence(State(state): State<Arc<AppState>>, _seat: Viewer) -> Resp
         }
         .into_response();
     };
+    jpeg(&picture, snap.seq)
+}
+
+/// GET /api/log/{seq}/picture.jpg: the camera's picture of the journal's stable state
+/// `seq`, for the log's replay of a past state (`X-Aide-Seq`: that state). 404 when the
+/// server keeps no journal or the state has no picture (a table fed from state files).
+pub async fn log_picture(
+    State(state): State<Arc<AppState>>,
+    _seat: Viewer,
+    Path(seq): Path<String>,
+) -> Response {
+    let seq = match state_number(&seq) {
+        Ok(seq) => seq,
+        Err(e) => return e.into_response(),
+    };
+    let Some(recorder) = state.recorder.clone() else {
+        return no_journal().into_response();
+    };
+    let stored = blocking(move || {
+        recorder
+            .lock()
+            .expect("recorder lock")
+            .journal()
+            .picture(seq)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+    })
+    .await;
+    match stored {
+        Ok(Some(picture)) => jpeg(&picture, seq),
+        Ok(None) => ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("state {seq} has no camera picture in the journal (it was not seen by a camera, or is not a state of it)"),
+        )
+        .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// A picture as the page reads it: the JPEG, the state it shows and its scale.
+fn jpeg(picture: &MapPicture, seq: impl ToString) -> Response {
     (
         [
             (header::CONTENT_TYPE, "image/jpeg".to_owned()),
@@ -51,7 +92,7 @@ pub async fn evidence(State(state): State<Arc<AppState>>, _seat: Viewer) -> Resp
             (header::CONTENT_SECURITY_POLICY, guard::IMAGE_CSP.to_owned()),
             (
                 header::HeaderName::from_static("x-aide-seq"),
-                snap.seq.to_string(),
+                seq.to_string(),
             ),
             (
                 header::HeaderName::from_static("x-aide-px-per-in"),

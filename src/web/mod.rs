@@ -405,6 +405,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/seat", get(seats::seat))
         .route("/seats", get(seats::seats))
         .route("/evidence.jpg", get(evidence::evidence))
+        .route("/log/{seq}/picture.jpg", get(evidence::log_picture))
         .fallback(api::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
     Router::new()

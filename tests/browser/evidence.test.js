@@ -2,7 +2,7 @@
 // through its synthetic camera, the Photo button lays the camera's picture of the table
 // (the map plane of the last still frame, fetched from /api/evidence.jpg) under the
 // verdict: the command ring and field of fire of a tapped piece, the sight line of a
-// pair, the ruler. Run by tests/web_browser.rs, which starts the server and passes
+// pair, the ruler; in the log's replay, the journal's picture of the past state. Run by tests/web_browser.rs, which starts the server and passes
 // AIDE_URL (the watched table, after page.test.js) and AIDE_SHOTS.
 "use strict";
 const assert = require("node:assert/strict");
@@ -82,12 +82,34 @@ async function main() {
     await page.waitForSelector("#rulerout");
     assert.ok(await shown("#over .rulerline"), "ruler drawn on the picture");
 
+    // The log's replay of a past state shows the journal's picture of that state, or why
+    // there is none (the journal's first state came from the state file; the camera's
+    // first still frame goes to the newest state then, which page.test.js's naming may
+    // have made another), and Live the live one again.
+    await page.click("#log");
+    await page.waitForFunction(() => window.aide.logStates.length > 1);
+    const first = await page.evaluate(() => window.aide.logStates[0].seq);
+    const pictured = await page.evaluate(async (seq) => (await fetch(`/api/log/${seq}/picture.jpg`)).ok, first);
+    await page.$eval("#slider", (el) => { el.value = "0"; el.dispatchEvent(new Event("input")); });
+    await page.waitForFunction(() => document.body.classList.contains("history"));
+    await page.waitForFunction(() => /log state|^[^C]/.test(document.querySelector("#photonote").textContent));
+    if (pictured) {
+      assert.match(await page.textContent("#photonote"), new RegExp(`^Camera · log state #${first} · `));
+      assert.ok(await shown("#evimg"), "the past state's picture is shown");
+    } else {
+      assert.equal(await page.textContent("#photonote"),
+        `state ${first} has no camera picture in the journal (it was not seen by a camera, or is not a state of it)`);
+      assert.ok(await shown("#pieces") && !(await shown("#evimg")), "without a picture, the drawn pieces");
+    }
+    await page.click("#livebtn");
+    await page.waitForFunction(() => /^Camera · #\d+ · /.test(document.querySelector("#photonote").textContent));
+
     // Off again: the drawn pieces are back.
     await page.click("#photo");
     assert.equal(await page.evaluate(() => document.body.classList.contains("photo")), false);
     assert.ok(await shown("#pieces"));
     assert.deepEqual(errors, [], "no script errors");
-    console.log(`ok: picture ${size.w}x${size.h} under the verdict`);
+    console.log(`ok: picture ${size.w}x${size.h} under the verdict; log state #${first} ${pictured ? "pictured" : "without a picture, said so"}`);
   } finally {
     await close();
   }
