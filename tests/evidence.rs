@@ -359,3 +359,82 @@ async fn a_table_fed_from_state_files_has_no_picture_and_says_so() {
         "no camera watches this table (it is fed from state files): there is no picture of it"
     );
 }
+
+/// The picture served is the one of the snapshot every seat's view is built from: a
+/// frame the feed has committed but the hub has not yet turned into views is not given
+/// to anyone (a spectator would learn of a move before its view shows it). The router
+/// is called without the hub running, so the feed runs ahead of the views.
+#[tokio::test]
+async fn no_seat_gets_a_picture_newer_than_its_view() {
+    use aide::vision::MapPicture;
+    use axum::extract::ConnectInfo;
+    use tower::ServiceExt;
+
+    let scenario = demo::scenario().unwrap();
+    let tables: Vec<_> = demo::tables(&scenario).unwrap()[..2].to_vec();
+    let shared = Arc::new(scenario.clone());
+    let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
+    let namer = Namer {
+        tracker: Arc::new(Mutex::new(Tracker::resume(
+            shared,
+            TrackerConfig::default(),
+            tables[0].clone(),
+        ))),
+        publisher: publisher.clone(),
+    };
+    let state = AppState::with_seating(
+        Setup {
+            scenario: scenario.clone(),
+            map_svg: None,
+            terrain_geojson: String::new(),
+            recorder: None,
+            identify: Some(Arc::new(namer)),
+            url: "http://127.0.0.1/".into(),
+        },
+        Seating::Seated,
+        rx.clone(),
+    )
+    .unwrap();
+    let picture = MapPicture {
+        jpeg: vec![0xFF, 0xD8, 7, 0xFF, 0xD9],
+        width: 720,
+        height: 480,
+        px_per_in: 20.0,
+        ts_ms: 7,
+    };
+    let seq = publisher.seen(tables[1].clone(), Some(Arc::new(picture.clone())));
+    let evidence = || async {
+        let request = axum::http::Request::get("/api/evidence.jpg")
+            .header("host", "127.0.0.1")
+            .extension(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let r = aide::web::router(state.clone())
+            .oneshot(request)
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let seq = r
+            .headers()
+            .get("x-aide-seq")
+            .map(|v| v.to_str().unwrap().to_owned());
+        let body = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
+        (status, seq, body)
+    };
+    // The views still show the first table: no picture yet.
+    let (status, _, body) = evidence().await;
+    assert_eq!(status, 409, "{}", String::from_utf8_lossy(&body));
+    // The hub's step: the views of the new table, and with them its picture.
+    let view = rx.borrow().clone();
+    let snap = aide::web::hub::snapshot(
+        &state.scenario,
+        state.rules.as_ref(),
+        state.served_seats(),
+        0,
+        &view,
+    );
+    *state.snapshot.write().unwrap() = Arc::new(snap);
+    let (status, shown, body) = evidence().await;
+    assert_eq!((status, shown), (200, Some(seq.to_string())));
+    assert_eq!(body.as_ref(), picture.jpeg.as_slice());
+}
