@@ -8,15 +8,11 @@ mod common;
 
 use std::net::SocketAddr;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use aide::capture::FrameSource;
 use aide::journal::{Journal, Recorder};
-use aide::live::{CameraFeed, Namer};
 use aide::seat::Seat;
-use aide::track::{Tracker, TrackerConfig};
-use aide::vision::{ColourModel, TableObserver};
 use aide::web::feed::{Publisher, Replay, Source};
 use aide::web::{AppState, Seating, Setup, demo};
 use serde_json::Value;
@@ -73,29 +69,8 @@ async fn the_camera_picture_of_each_stable_state_is_served_on_demand_and_journal
     // Each table still for 2 s after a hand in view for 0.3 s, 10 frames a second.
     let (camera, lens) = common::demo_camera(&scenario, &tables, 10.0);
     let camera = camera.with_timing(3, 20);
-    let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
-    let tracker = Arc::new(Mutex::new(Tracker::resume(
-        shared.clone(),
-        TrackerConfig::default(),
-        tables[0].clone(),
-    )));
-    let namer = Namer {
-        tracker: tracker.clone(),
-        publisher: publisher.clone(),
-    };
-    let state = AppState::with_seating(
-        Setup {
-            scenario: scenario.clone(),
-            map_svg: None,
-            terrain_geojson: String::new(),
-            recorder: Some(recorder),
-            identify: Some(Arc::new(namer)),
-            url: "http://127.0.0.1/".into(),
-        },
-        Seating::Seated,
-        rx,
-    )
-    .unwrap();
+    let watched = common::watched(&scenario, &tables[0], Some(recorder), Seating::Seated);
+    let state = watched.state.clone();
     let blue = state
         .seats
         .token(&Seat::Side(scenario.sides[1].id.clone()))
@@ -118,22 +93,7 @@ async fn the_camera_picture_of_each_stable_state_is_served_on_demand_and_journal
         "{body}"
     );
 
-    let (opened_tx, _opened_rx) = std::sync::mpsc::channel();
-    aide::web::feed::spawn(
-        Box::new(CameraFeed {
-            open: Box::new(move || Ok(Box::new(camera) as Box<dyn FrameSource>)),
-            observer: Box::new(TableObserver::new(
-                &scenario,
-                Some(lens),
-                ColourModel::builtin(),
-            )),
-            tracker,
-            opened: opened_tx,
-            ages: Arc::default(),
-        }),
-        publisher,
-    )
-    .unwrap();
+    common::spawn_camera_feed(&scenario, camera, lens, &watched);
 
     // The first commit brings the first picture.
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -372,29 +332,8 @@ async fn no_seat_gets_a_picture_newer_than_its_view() {
 
     let scenario = demo::scenario().unwrap();
     let tables: Vec<_> = demo::tables(&scenario).unwrap()[..2].to_vec();
-    let shared = Arc::new(scenario.clone());
-    let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
-    let namer = Namer {
-        tracker: Arc::new(Mutex::new(Tracker::resume(
-            shared,
-            TrackerConfig::default(),
-            tables[0].clone(),
-        ))),
-        publisher: publisher.clone(),
-    };
-    let state = AppState::with_seating(
-        Setup {
-            scenario: scenario.clone(),
-            map_svg: None,
-            terrain_geojson: String::new(),
-            recorder: None,
-            identify: Some(Arc::new(namer)),
-            url: "http://127.0.0.1/".into(),
-        },
-        Seating::Seated,
-        rx.clone(),
-    )
-    .unwrap();
+    let watched = common::watched(&scenario, &tables[0], None, Seating::Seated);
+    let (state, rx) = (watched.state.clone(), watched.feed.clone());
     let picture = MapPicture {
         jpeg: vec![0xFF, 0xD8, 7, 0xFF, 0xD9],
         width: 720,
@@ -402,7 +341,9 @@ async fn no_seat_gets_a_picture_newer_than_its_view() {
         px_per_in: 20.0,
         ts_ms: 7,
     };
-    let seq = publisher.seen(tables[1].clone(), Some(Arc::new(picture.clone())));
+    let seq = watched
+        .publisher
+        .seen(tables[1].clone(), Some(Arc::new(picture.clone())));
     let evidence = || async {
         let request = axum::http::Request::get("/api/evidence.jpg")
             .header("host", "127.0.0.1")
