@@ -16,6 +16,7 @@ use crate::journal::now_ms;
 use crate::table::{Pose, Status, TableState};
 use crate::track::{AssignError, Event, Identification};
 use crate::track::{Observation, Tracker};
+use crate::vision::MapPicture;
 use crate::web::feed::{Feed, Identify, Publisher, Source};
 
 /// How long the detector may fail to read the table (tags hidden or out of view) before
@@ -27,6 +28,11 @@ pub trait Observer: Send {
     /// The pieces seen and how disturbed the view is; an error when the frame cannot be
     /// read at all (the corner tags are not in view).
     fn observe(&mut self, frame: &capture::Frame) -> Result<Observation, String>;
+
+    /// The camera's picture of the map in `frame`, undistorted and cropped to it: the
+    /// evidence of the table the tracker commits on this frame. `None` when the
+    /// observer does not know where the map lies in the frame (no calibration yet).
+    fn picture(&self, frame: &capture::Frame) -> Option<MapPicture>;
 
     /// The tracker settled on a new table from this frame (one the observer just
     /// observed): an observer that learns the empty map learns it where no piece stands.
@@ -133,7 +139,10 @@ impl Feed for CameraFeed {
             let mut tracker = tracker.lock().expect("tracker lock");
             let settled = tracker.push(&observation);
             if let Some(table) = &settled {
-                publisher.corrected(table.clone(), tracker.take_corrections());
+                // The frame the tracker committed on is a still table with no hand over
+                // it: its picture is the evidence of this state, published with it.
+                let picture = observer.picture(&frame).map(Arc::new);
+                publisher.seen(table.clone(), tracker.take_corrections(), picture);
             }
             drop(tracker);
             // After the table is out: learning reads the whole map, a few milliseconds

@@ -13,6 +13,7 @@ use aide::journal::{
 use aide::scenario::Scenario;
 use aide::table::{Placement, Status, TableState};
 use aide::track::Event;
+use aide::vision::MapPicture;
 use serde_json::json;
 
 fn root() -> &'static Path {
@@ -483,4 +484,127 @@ fn real_dice_rolls_and_chit_draws_come_back_and_replay() {
         .draw(&mut Roller::replay(kept.roll_id.expect("a random draw")))
         .unwrap();
     assert_eq!(again, kept);
+}
+
+/// A picture whose bytes say which it is (the journal stores a JPEG's bytes as they are).
+fn picture(tag: u8) -> MapPicture {
+    MapPicture {
+        jpeg: vec![0xFF, 0xD8, tag, 0xFF, 0xD9],
+        width: 720,
+        height: 480,
+        px_per_in: 20.0,
+        ts_ms: i64::from(tag),
+    }
+}
+
+#[test]
+fn each_stored_state_keeps_the_first_picture_the_camera_took_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let s = Arc::new(mini());
+    let setup = mini_table(&s, (11.0, 14.0));
+    let moved = mini_table(&s, (10.0, 11.5625));
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
+    // The setup from a state file, with no picture: the camera's first still frame of
+    // the same table gives it one; a later frame of it does not replace that.
+    assert_eq!(rec.observe(&setup, 1).unwrap().unwrap().seq, 1);
+    assert_eq!(rec.journal().pictures().unwrap().len(), 0);
+    assert!(
+        rec.observe_seen(&setup, 2, Some(&picture(2)))
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        rec.observe_seen(&setup, 3, Some(&picture(3)))
+            .unwrap()
+            .is_none()
+    );
+    // A move is stored with the picture of the frame it was committed on.
+    let seq = rec
+        .observe_seen(&moved, 4, Some(&picture(4)))
+        .unwrap()
+        .unwrap()
+        .seq;
+    assert_eq!(seq, 2);
+    let pictures = rec.journal().pictures().unwrap();
+    assert_eq!(
+        pictures
+            .iter()
+            .map(|(seq, p)| (*seq, p.ts_ms))
+            .collect::<Vec<_>>(),
+        [(1, 2), (2, 4)]
+    );
+    assert_eq!(rec.journal().picture(2).unwrap(), Some(picture(4)));
+    assert_eq!(rec.journal().picture(3).unwrap(), None);
+}
+
+#[test]
+fn a_journal_from_before_pictures_opens_and_takes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v2.db");
+    let s = Arc::new(mini());
+    let setup = mini_table(&s, (11.0, 14.0));
+    {
+        let mut rec = Recorder::open(&db, s.clone()).unwrap();
+        rec.observe(&setup, 1).unwrap();
+    }
+    // The file as version 2 wrote it: the same tables, without pictures.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("DROP TABLE pictures; PRAGMA user_version = 2;")
+        .unwrap();
+    drop(conn);
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
+    assert_eq!(rec.journal().states().unwrap().len(), 1);
+    assert!(rec.journal().pictures().unwrap().is_empty());
+    assert!(
+        rec.observe_seen(&setup, 2, Some(&picture(2)))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(rec.journal().picture(1).unwrap(), Some(picture(2)));
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let version: i32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 3);
+}
+
+/// The HTML report is one page a browser opens from a file: every scenario string in it
+/// is text, never markup, and each stored picture is inside it.
+#[test]
+fn the_html_report_escapes_scenario_strings_and_carries_its_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let mut s = mini();
+    s.name = "Test <b>Table</b>".into();
+    for u in &mut s.units {
+        if u.id == "r2" {
+            u.name = "<script>alert(1)</script> & Co".into();
+        }
+    }
+    let s = Arc::new(s);
+    let mut rec = Recorder::open(&db, s.clone()).unwrap();
+    rec.observe_seen(&mini_table(&s, (11.0, 14.0)), 1, Some(&picture(1)))
+        .unwrap();
+    rec.observe_seen(&mini_table(&s, (10.0, 11.5625)), 2, Some(&picture(2)))
+        .unwrap();
+    let journal = rec.journal();
+    let html =
+        aide::journal::html_report(&journal.load().unwrap(), &s, &journal.pictures().unwrap());
+    assert!(!html.contains("<script>"), "{html}");
+    assert!(!html.contains("<b>Table"), "{html}");
+    assert!(
+        html.contains("<title>After-action report: Test &lt;b&gt;Table&lt;/b&gt;</title>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td>&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co (r2)</td>"),
+        "{html}"
+    );
+    // picture(1)'s bytes FF D8 01 FF D9 in base64.
+    assert!(
+        html.contains("<img src=\"data:image/jpeg;base64,/9gB/9k=\""),
+        "{html}"
+    );
+    assert_eq!(html.matches("<figure id=\"state-").count(), 2);
 }

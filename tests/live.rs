@@ -54,10 +54,8 @@ fn a_scripted_game_seen_by_the_camera_is_logged_move_by_move() {
 /// the naming and the script's next move, not the swap as two moves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
-    use aide::live::CameraFeed;
     use aide::track::tracker::shape_of_kind;
-    use aide::web::feed::{Publisher, Source};
-    use aide::web::{AppState, Setup, demo};
+    use aide::web::{Seating, demo};
     use serde_json::{Value, json};
 
     let scenario = demo::scenario().unwrap();
@@ -90,46 +88,9 @@ async fn a_piece_named_on_the_page_keeps_its_name_through_the_next_move() {
     // Each table still for 2 s after a hand in view for 0.3 s, 10 frames a second.
     let (camera, lens) = common::demo_camera(&scenario, &tables, 10.0);
     let camera = camera.with_timing(3, 20);
-    let (publisher, rx) = Publisher::new(tables[0].clone(), Source::Replay);
-    let (opened_tx, _opened_rx) = std::sync::mpsc::channel();
-    let tracker = Arc::new(std::sync::Mutex::new(Tracker::resume(
-        shared.clone(),
-        TrackerConfig::default(),
-        tables[0].clone(),
-    )));
-    let namer = aide::live::Namer {
-        tracker: tracker.clone(),
-        publisher: publisher.clone(),
-    };
-    let state = AppState::new(
-        Setup {
-            scenario: scenario.clone(),
-            map_svg: None,
-            terrain_geojson: String::new(),
-            recorder: Some(recorder),
-            identify: Some(Arc::new(namer)),
-            url: "http://127.0.0.1/".into(),
-            camera: None,
-        },
-        rx,
-    )
-    .unwrap();
-    aide::web::feed::spawn(
-        Box::new(CameraFeed {
-            open: Box::new(move || Ok(Box::new(camera) as Box<dyn FrameSource>)),
-            observer: Box::new(TableObserver::new(
-                &scenario,
-                Some(lens),
-                ColourModel::builtin(),
-            )),
-            tracker,
-            opened: opened_tx,
-            ages: Arc::default(),
-            tap: Arc::default(),
-        }),
-        publisher,
-    )
-    .unwrap();
+    let watched = common::watched(&scenario, &tables[0], Some(recorder), Seating::Open);
+    common::spawn_camera_feed(&scenario, camera, lens, &watched);
+    let state = watched.state.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(aide::web::serve(listener, state));

@@ -124,6 +124,8 @@ const ROUTES: &[(&str, &str, Input, Schema)] = &[
     ),
     ("get", "/api/log", Input::Query, &[]),
     ("get", "/api/log/{seq}", Input::Query, &[]),
+    ("get", "/api/evidence.jpg", Input::Query, &[("seat", Side)]),
+    ("get", "/api/log/{seq}/picture.jpg", Input::Query, &[]),
     (
         "post",
         "/api/identify",

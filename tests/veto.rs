@@ -398,6 +398,11 @@ struct World {
 struct ScriptedEyes(Arc<Mutex<World>>);
 
 impl aide::live::Observer for ScriptedEyes {
+    /// Detections without frames: no picture of the map.
+    fn picture(&self, _frame: &aide::capture::Frame) -> Option<aide::vision::MapPicture> {
+        None
+    }
+
     fn observe(&mut self, frame: &aide::capture::Frame) -> Result<Observation, String> {
         let mut world = self.0.lock().unwrap();
         let disturbance = if world.hand_frames > 0 {
@@ -458,6 +463,7 @@ impl Served {
                 recorder: db.map(|db| Recorder::open(db, scenario.clone()).unwrap()),
                 identify: namer,
                 url: "http://127.0.0.1/".into(),
+                camera: None,
             },
             Seating::Seated,
             rx,
@@ -474,6 +480,7 @@ impl Served {
                     tracker,
                     opened,
                     ages: Arc::default(),
+                    tap: Arc::default(),
                 }),
                 publisher,
             )

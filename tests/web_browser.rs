@@ -1,7 +1,8 @@
 //! The phone page in headless Chromium (tests/browser/*.test.js, playwright-core): these
 //! tests start the real `aide serve` binary on free loopback ports (the demo held still,
-//! replaying, and watched through the synthetic camera; the One Hour Wargames and NBC
-//! demos), ask `aide check` for the same tables, and run the page tests with node.
+//! replaying, and watched through the synthetic camera, whose picture the evidence view
+//! shows; the One Hour Wargames and NBC demos), ask `aide check` for the same tables,
+//! and run the page tests with node.
 //! Needs /usr/bin/chromium and `npm ci` in tests/browser (.ci/run installs both).
 
 use std::io::{BufRead, BufReader};
@@ -166,6 +167,14 @@ fn phone_page_in_headless_chromium() {
         ],
         &tmp,
         "the page test",
+    );
+    // The camera's picture under the verdict, on the watched table (a server of its own
+    // would be one more synthetic camera rendering beside the others).
+    node_test(
+        "evidence.test.js",
+        &[("AIDE_URL", format!("http://{watched_addr}/"))],
+        &tmp,
+        "the evidence page test",
     );
 }
 

@@ -1210,6 +1210,7 @@ async function showHistory(seq) {
     setTable(past.table);
     app.report = past.report;
     document.body.classList.add("history");
+    if (evidence.on) loadPhoto();
     $("historynote").textContent = `Showing stable state #${past.seq} (turn ${past.turn}); live updates wait. Live returns.`;
     app.sel = [];
     refresh();
@@ -1282,6 +1283,7 @@ function onMessage(msg) {
     setTable(msg.table);
     app.report = msg.report;
     document.body.dataset.seq = msg.seq;
+    if (evidence.on) loadPhoto();
     if (app.selectWhenSeen && piece(app.selectWhenSeen)) {
       app.sel = [app.selectWhenSeen];
       app.selectWhenSeen = null;
@@ -1292,6 +1294,63 @@ function onMessage(msg) {
     if (app.panel === "list") listView();
   }
 }
+
+// ---------- the camera's picture as evidence ----------
+
+/** The camera's own picture of the table (the map plane of the frame the tracker last
+ *  committed on, cropped to the map) in place of the drawn pieces, under the same
+ *  verdict layers: command ring, field of fire, sight line and its blocker, ruler. Both
+ *  are in map inches, so the overlay lands on the real blocks. Fetched when asked for
+ *  (and on each new state while shown), never pushed over the WebSocket; in the log's
+ *  replay, the journal's picture of the past state shown. */
+const evidence = { on: false, url: null, seq: null, want: null };
+app.evidence = evidence;
+$("photo").onclick = () => showPhoto(!evidence.on);
+function photoNote(text, bad) {
+  const n = $("photonote");
+  n.textContent = text;
+  n.className = bad ? "bad" : "";
+}
+function showPhoto(on) {
+  evidence.on = on;
+  $("photo").setAttribute("aria-pressed", String(on));
+  if (on) return loadPhoto();
+  document.body.classList.remove("photo");
+  photoNote("");
+}
+app.showPhoto = showPhoto;
+/** The picture of the table the page shows: the live one, or in the log's replay the
+ *  journal's picture of that past state. A newer request wins over one still loading. */
+async function loadPhoto() {
+  const past = app.history;
+  const src = past ? `/api/log/${past.seq}/picture.jpg` : "/api/evidence.jpg";
+  evidence.want = src;
+  try {
+    const r = await fetch(src, { headers: window.aideSeat.headers({}) });
+    if (!r.ok) {
+      const json = await r.json().catch(() => ({}));
+      throw new Error(json.error || r.statusText);
+    }
+    const seq = Number(r.headers.get("x-aide-seq"));
+    const taken = Number(r.headers.get("x-aide-taken-ms"));
+    const url = URL.createObjectURL(await r.blob());
+    if (!evidence.on || evidence.want !== src) return URL.revokeObjectURL(url);
+    if (evidence.url) URL.revokeObjectURL(evidence.url);
+    Object.assign(evidence, { url, seq });
+    const m = app.scenario.map, img = $("evimg");
+    img.setAttribute("width", m.width_in);
+    img.setAttribute("height", m.height_in);
+    img.setAttribute("href", url);
+    document.body.classList.add("photo");
+    photoNote(`Camera · ${past ? "log state " : ""}#${seq} · ${new Date(taken).toLocaleTimeString()}`);
+  } catch (err) {
+    // No camera, or no still frame yet: say why, and keep the drawn pieces.
+    if (evidence.want !== src) return;
+    document.body.classList.remove("photo");
+    if (evidence.on) photoNote(err.message, true);
+  }
+}
+app.loadPhoto = loadPhoto;
 
 /** The WebSocket and what the page says while it is gone: after a Wi-Fi blip it tries
  *  again (0.5 s, doubling to 8 s; at once when the phone says it is back online) and

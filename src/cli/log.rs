@@ -8,7 +8,7 @@ use std::sync::Arc;
 use aide::capture::video::{Pace, VideoFile};
 use aide::capture::{CaptureError, FrameSource};
 use aide::journal::{self, Journal, Phase, Recorder};
-use aide::live;
+use aide::live::{self, Observer};
 use aide::scenario::{Scenario, TableError, load_state};
 use aide::table::{Pose, TableState};
 use aide::track::{Tracker, TrackerConfig};
@@ -28,7 +28,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write here instead of printing. For Markdown, each turn's map is written beside
-    /// it as NAME-turn-N.svg; printed Markdown carries the maps inline.
+    /// it as NAME-turn-N.svg and each state's camera picture as NAME-state-SEQ.jpg;
+    /// printed Markdown carries them inline. HTML always carries them inside.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
     /// The scenario, when it is not where the journal says it was played from.
@@ -40,8 +41,13 @@ pub struct Args {
 pub enum Format {
     /// Turn by turn, for a person at the terminal.
     Text,
-    /// An after-action report with a map per turn.
+    /// An after-action report with a map per turn and the camera's picture of each
+    /// state.
+    #[value(alias = "md")]
     Markdown,
+    /// The after-action report as one self-contained web page (maps and pictures
+    /// inside it).
+    Html,
     /// Everything in the journal.
     Json,
 }
@@ -122,7 +128,8 @@ fn show(
     out: Option<&Path>,
     scenario_path: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let log = Journal::open_existing(&find_journal(db)?)?.load()?;
+    let journal = Journal::open_existing(&find_journal(db)?)?;
+    let log = journal.load()?;
     let stored = PathBuf::from(&log.game.scenario_path);
     let scenario = Scenario::load(scenario_path.unwrap_or(&stored));
     let text = match format {
@@ -133,25 +140,32 @@ fn show(
             }
             journal::text_log(&log, scenario.as_ref().ok())
         }
-        Format::Markdown => {
+        Format::Markdown | Format::Html => {
             let scenario = scenario.with_context(|| {
                 "the report draws the scenario's map: give --scenario".to_string()
             })?;
-            let stem = out.map(|o| {
-                o.file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "report".into())
-            });
-            let report = journal::markdown_report(&log, &scenario, stem.as_deref());
-            if let Some(o) = out {
-                let folder = o.parent().unwrap_or(Path::new("."));
-                for (file, svg) in &report.maps {
-                    let path = folder.join(file);
-                    std::fs::write(&path, svg)
-                        .with_context(|| format!("writing {}", path.display()))?;
+            let pictures = journal.pictures()?;
+            if matches!(format, Format::Html) {
+                journal::html_report(&log, &scenario, &pictures)
+            } else {
+                let stem = out.map(|o| {
+                    o.file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "report".into())
+                });
+                let report = journal::markdown_report(&log, &scenario, stem.as_deref(), &pictures);
+                if let Some(o) = out {
+                    let folder = o.parent().unwrap_or(Path::new("."));
+                    let maps = report.maps.iter().map(|(f, svg)| (f, svg.as_bytes()));
+                    let shots = report.pictures.iter().map(|(f, jpeg)| (f, jpeg.as_slice()));
+                    for (file, bytes) in maps.chain(shots) {
+                        let path = folder.join(file);
+                        std::fs::write(&path, bytes)
+                            .with_context(|| format!("writing {}", path.display()))?;
+                    }
                 }
+                report.markdown
             }
-            report.markdown
         }
     };
     match out {
@@ -316,7 +330,11 @@ fn record_video(args: &RecordArgs, video: &Path) -> anyhow::Result<()> {
             seen
         });
         if let Some(table) = tracker.push(&observation)
-            && let Some(rec) = recorder.observe(&table, observation.ts_ms)?
+            && let Some(rec) = recorder.observe_seen(
+                &table,
+                observation.ts_ms,
+                observer.picture(&frame).as_ref(),
+            )?
         {
             let at_s = (frame.ts_ms - source.started_ms()) as f64 / 1000.0;
             println!(

@@ -10,6 +10,7 @@ use super::{GameLog, Millis, Phase, PhaseRecord, StoredDraw, StoredState, Turn, 
 use crate::scenario::Scenario;
 use crate::table::Pose;
 use crate::track::{Event, Move};
+use crate::vision::MapPicture;
 
 /// The text log: one block per turn, one line per event, the rules' numbers on it.
 pub fn text_log(log: &GameLog, scenario: Option<&Scenario>) -> String {
@@ -162,73 +163,46 @@ fn by_hand(e: &Event, who: &str) -> String {
     }
 }
 
-/// A Markdown report and the maps it refers to.
+/// A Markdown report and the files it refers to.
 pub struct MarkdownReport {
     pub markdown: String,
     /// `(file name, SVG)` for each map the Markdown links to; empty when inline.
     pub maps: Vec<(String, String)>,
+    /// `(file name, JPEG)` for each camera picture the Markdown links to; empty when
+    /// inline.
+    pub pictures: Vec<(String, Vec<u8>)>,
 }
 
-/// The after-action report. With `map_stem`, each turn's map is linked as
-/// `{map_stem}-turn-{n}.svg` (files the caller writes beside the report, from
-/// [`MarkdownReport::maps`]); without, the SVG is inline in the Markdown.
+/// The after-action report. With `stem`, each turn's map is linked as
+/// `{stem}-turn-{n}.svg` and each state's camera picture as `{stem}-state-{seq}.jpg`
+/// (files the caller writes beside the report, from [`MarkdownReport::maps`] and
+/// [`MarkdownReport::pictures`]); without, the SVG is inline in the Markdown and the
+/// pictures are `data:` URIs. `pictures` are the journal's, by state.
 pub fn markdown_report(
     log: &GameLog,
     scenario: &Scenario,
-    map_stem: Option<&str>,
+    stem: Option<&str>,
+    pictures: &[(i64, MapPicture)],
 ) -> MarkdownReport {
+    let report = Report::new(log, scenario, pictures);
     let mut s = String::new();
     let mut maps = Vec::new();
-    let g = &log.game;
-    let moves = log
-        .events
-        .iter()
-        .filter(|e| matches!(e.event, Event::Moved(_)))
-        .count();
-    let broken = log
-        .events
-        .iter()
-        .filter(|e| matches!(&e.event, Event::Moved(m) if !m.verdict.legal))
-        .count();
-    let _ = writeln!(s, "# After-action report: {}\n", g.scenario_name);
+    let mut files = Vec::new();
+    let _ = writeln!(s, "# {}\n", report.title);
+    let _ = writeln!(s, "{}\n", report.summary);
     let _ = writeln!(
         s,
-        "{} · started {} UTC · {} turns after the setup · {} stable states · {} moves, {} of them against the rules\n",
-        g.rules,
-        utc(g.started_ms),
-        log.turns.iter().filter(|t| t.turn > 0).count(),
-        log.states.len(),
-        moves,
-        broken
+        "Scenario `{}` (sha256 `{}`). {}\n",
+        report.scenario_path, report.scenario_sha, MEASURE_NOTE
     );
-    let _ = writeln!(
-        s,
-        "Scenario `{}` (sha256 `{}`). Distances are centre to centre in map inches; a margin is the allowance minus the distance, negative when a piece went too far.\n",
-        g.scenario_path,
-        &g.scenario_sha256[..12.min(g.scenario_sha256.len())]
-    );
-    for turn in &log.turns {
-        let Some(last) = log.states.iter().rev().find(|st| st.turn == turn.turn) else {
-            continue;
-        };
-        let _ = writeln!(s, "## {}\n", turn_title(turn));
-        let turn_events: Vec<&Event> = log
-            .events
-            .iter()
-            .filter(|e| {
-                log.states
-                    .iter()
-                    .any(|st| st.seq == e.seq && st.turn == turn.turn)
-            })
-            .map(|e| &e.event)
-            .collect();
-        if let Ok(table) = scenario.table(&last.state.pieces) {
-            let map = svg::turn_map(scenario, &table, &turn_events);
-            match map_stem {
+    for turn in &report.turns {
+        let _ = writeln!(s, "## {}\n", turn.title);
+        if let Some(map) = &turn.map {
+            match stem {
                 Some(stem) => {
-                    let file = format!("{stem}-turn-{}.svg", turn.turn);
-                    let _ = writeln!(s, "![Map: {}]({file})\n", turn_title(turn));
-                    maps.push((file, map));
+                    let file = format!("{stem}-turn-{}.svg", turn.number);
+                    let _ = writeln!(s, "![Map: {}]({file})\n", turn.title);
+                    maps.push((file, map.clone()));
                 }
                 None => {
                     let _ = writeln!(s, "{}\n", map.trim_end());
@@ -240,101 +214,364 @@ pub fn markdown_report(
             "| # | time | unit | what | distance | allowed | margin | rules |"
         );
         let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---|");
-        for item in items(log, turn.turn) {
-            match item {
-                Item::Phase(p) => {
-                    let _ = writeln!(
-                        s,
-                        "| | {} | | **{}** | | | | |",
-                        clock(p.ts_ms),
-                        phase_title(p, Some(scenario))
-                    );
-                }
-                Item::State(state) => {
-                    let events = events_of(log, state.seq);
-                    if state.seq == log.states[0].seq {
-                        let _ = writeln!(
-                            s,
-                            "| {} | {} | | {} pieces on the table | | | | |",
-                            state.seq,
-                            clock(state.ts_ms),
-                            state.state.pieces.len()
-                        );
-                    }
-                    for e in events {
-                        let _ = writeln!(s, "{}", markdown_row(state, e, scenario));
-                    }
-                }
-                Item::Draw(d) => {
-                    let _ = writeln!(
-                        s,
-                        "| | {} | | {} ({}): `{}` | | | | |",
-                        clock(d.ts_ms),
-                        d.category.as_str(),
-                        d.kind,
-                        d.value
-                    );
-                }
-            }
+        for row in &turn.rows {
+            let _ = writeln!(s, "{}", markdown_row(row));
         }
         s.push('\n');
+        for shot in &turn.shots {
+            let _ = writeln!(s, "**Camera, #{} {}**{}\n", shot.seq, shot.time, {
+                let lines: Vec<String> = shot.lines.iter().map(|l| cell(l)).collect();
+                if lines.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", lines.join("; "))
+                }
+            });
+            let alt = format!("Camera picture of state #{}", shot.seq);
+            match stem {
+                Some(stem) => {
+                    let file = format!("{stem}-state-{}.jpg", shot.seq);
+                    let _ = writeln!(s, "![{alt}]({file})\n");
+                    files.push((file, shot.picture.jpeg.clone()));
+                }
+                None => {
+                    let _ = writeln!(s, "![{alt}]({})\n", data_uri(shot.picture));
+                }
+            }
+        }
     }
-    MarkdownReport { markdown: s, maps }
+    MarkdownReport {
+        markdown: s,
+        maps,
+        pictures: files,
+    }
 }
 
-fn markdown_row(state: &StoredState, e: &Event, scenario: &Scenario) -> String {
-    let who = cell(&name(Some(scenario), e.unit()));
-    let (seq, time) = (state.seq, clock(state.ts_ms));
-    match e {
-        Event::Moved(m) => {
-            let mut rules: Vec<String> = Vec::new();
-            rules.push(if m.verdict.legal {
-                "legal".into()
-            } else {
-                "**NOT LEGAL**".into()
-            });
-            rules.extend(m.verdict.problems.iter().map(|p| format!("problem: {p}")));
-            rules.extend(m.verdict.warnings.iter().map(|w| format!("warning: {w}")));
-            if !m.terrain_crossed.is_empty() {
-                rules.push(format!("crossed: {}", crossed(m)));
+/// The after-action report as one self-contained HTML file: each turn's map inline,
+/// each state's camera picture a `data:` URI. Every string from the scenario or the
+/// journal (names, rule texts, rolls) is escaped; the maps escape their own labels.
+pub fn html_report(log: &GameLog, scenario: &Scenario, pictures: &[(i64, MapPicture)]) -> String {
+    use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
+    let report = Report::new(log, scenario, pictures);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>",
+        text(&report.title)
+    );
+    let _ = writeln!(s, "<h1>{}</h1>", text(&report.title));
+    let _ = writeln!(s, "<p>{}</p>", text(&report.summary));
+    let _ = writeln!(
+        s,
+        "<p>Scenario <code>{}</code> (sha256 <code>{}</code>). {}</p>",
+        text(&report.scenario_path),
+        text(&report.scenario_sha),
+        text(MEASURE_NOTE)
+    );
+    for turn in &report.turns {
+        let _ = writeln!(s, "<section>\n<h2>{}</h2>", text(&turn.title));
+        if let Some(map) = &turn.map {
+            let _ = writeln!(s, "<div class=\"map\">{}</div>", map.trim_end());
+        }
+        let _ = writeln!(
+            s,
+            "<table>\n<tr><th>#</th><th>time</th><th>unit</th><th>what</th><th>distance</th><th>allowed</th><th>margin</th><th>rules</th></tr>"
+        );
+        for row in &turn.rows {
+            let what = match &row.style {
+                Style::Plain => text(&row.what).into_owned(),
+                Style::Heading => format!("<strong>{}</strong>", text(&row.what)),
+                Style::Code(code) => format!("{} <code>{}</code>", text(&row.what), text(code)),
+            };
+            let rules: Vec<String> = row.rules.iter().map(|r| text(r).into_owned()).collect();
+            let verdict = match row.legal {
+                Some(true) => "legal<br>".to_owned(),
+                Some(false) => "<strong class=\"bad\">NOT LEGAL</strong><br>".to_owned(),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{what}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{verdict}{}</td></tr>",
+                row.seq.map(|n| n.to_string()).unwrap_or_default(),
+                text(&row.time),
+                text(&row.who),
+                text(&row.numbers[0]),
+                text(&row.numbers[1]),
+                text(&row.numbers[2]),
+                rules.join("<br>")
+            );
+        }
+        let _ = writeln!(s, "</table>");
+        for shot in &turn.shots {
+            let caption: Vec<String> = shot.lines.iter().map(|l| text(l).into_owned()).collect();
+            let _ = writeln!(
+                s,
+                "<figure id=\"state-{seq}\"><img src=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\"><figcaption><strong>#{seq} {}</strong>{}</figcaption></figure>",
+                data_uri(shot.picture),
+                shot.picture.width,
+                shot.picture.height,
+                attr(&format!("Camera picture of state #{}", shot.seq)),
+                text(&shot.time),
+                if caption.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", caption.join("; "))
+                },
+                seq = shot.seq,
+            );
+        }
+        let _ = writeln!(s, "</section>");
+    }
+    let _ = writeln!(s, "</body>\n</html>");
+    s
+}
+
+const MEASURE_NOTE: &str = "Distances are centre to centre in map inches; a margin is the allowance minus the distance, negative when a piece went too far.";
+
+/// The report's look: readable on a phone, the pictures no wider than the screen.
+const HTML_STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:60rem;margin:auto;padding:0 0.8rem;color:#222}table{border-collapse:collapse;width:100%;font-size:0.9rem}td,th{border-bottom:1px solid #ccc;padding:0.2rem 0.4rem;text-align:left;vertical-align:top}td.n{text-align:right;white-space:nowrap}.bad{color:#b00}img,svg{max-width:100%;height:auto}figure{margin:0.8rem 0}figcaption{font-size:0.9rem}";
+
+/// A picture as a `data:` URI, for a report that carries its pictures inside it.
+fn data_uri(picture: &MapPicture) -> String {
+    use base64::Engine;
+    format!(
+        "data:image/jpeg;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&picture.jpeg)
+    )
+}
+
+/// The after-action report's content, before it is written as Markdown or HTML: plain
+/// text everywhere, each writer marks it up and escapes it its own way.
+struct Report<'l> {
+    title: String,
+    summary: String,
+    scenario_path: String,
+    scenario_sha: String,
+    turns: Vec<TurnReport<'l>>,
+}
+
+struct TurnReport<'l> {
+    number: u32,
+    title: String,
+    /// The turn's map (SVG), when its last state fits the scenario.
+    map: Option<String>,
+    rows: Vec<Row>,
+    /// The camera's picture of each of the turn's states that has one.
+    shots: Vec<Shot<'l>>,
+}
+
+/// One line of a turn's table.
+struct Row {
+    seq: Option<i64>,
+    time: String,
+    who: String,
+    what: String,
+    style: Style,
+    /// Distance, allowance and margin of a move; empty otherwise.
+    numbers: [String; 3],
+    /// Whether a move kept to the rules (`None`: not a move).
+    legal: Option<bool>,
+    rules: Vec<String>,
+}
+
+enum Style {
+    Plain,
+    /// A phase: the turn's structure.
+    Heading,
+    /// A roll or a draw: `what`, then its stored value as code.
+    Code(String),
+}
+
+/// A state's camera picture and what happened in it.
+struct Shot<'l> {
+    seq: i64,
+    time: String,
+    picture: &'l MapPicture,
+    /// "who what" of each of its events.
+    lines: Vec<String>,
+}
+
+impl<'l> Report<'l> {
+    fn new(log: &'l GameLog, scenario: &Scenario, pictures: &'l [(i64, MapPicture)]) -> Self {
+        let g = &log.game;
+        let moves = log
+            .events
+            .iter()
+            .filter(|e| matches!(e.event, Event::Moved(_)))
+            .count();
+        let broken = log
+            .events
+            .iter()
+            .filter(|e| matches!(&e.event, Event::Moved(m) if !m.verdict.legal))
+            .count();
+        let summary = format!(
+            "{} · started {} UTC · {} turns after the setup · {} stable states · {} moves, {} of them against the rules",
+            g.rules,
+            utc(g.started_ms),
+            log.turns.iter().filter(|t| t.turn > 0).count(),
+            log.states.len(),
+            moves,
+            broken
+        );
+        let mut turns = Vec::new();
+        for turn in &log.turns {
+            let Some(last) = log.states.iter().rev().find(|st| st.turn == turn.turn) else {
+                continue;
+            };
+            let turn_events: Vec<&Event> = log
+                .events
+                .iter()
+                .filter(|e| {
+                    log.states
+                        .iter()
+                        .any(|st| st.seq == e.seq && st.turn == turn.turn)
+                })
+                .map(|e| &e.event)
+                .collect();
+            let map = scenario
+                .table(&last.state.pieces)
+                .ok()
+                .map(|table| svg::turn_map(scenario, &table, &turn_events));
+            let mut rows = Vec::new();
+            let mut shots = Vec::new();
+            for item in items(log, turn.turn) {
+                match item {
+                    Item::Phase(p) => rows.push(Row {
+                        time: clock(p.ts_ms),
+                        what: phase_title(p, Some(scenario)),
+                        style: Style::Heading,
+                        ..Row::blank(None)
+                    }),
+                    Item::State(state) => {
+                        if state.seq == log.states[0].seq {
+                            rows.push(Row {
+                                time: clock(state.ts_ms),
+                                what: format!("{} pieces on the table", state.state.pieces.len()),
+                                ..Row::blank(Some(state.seq))
+                            });
+                        }
+                        let first = rows.len();
+                        rows.extend(
+                            events_of(log, state.seq).map(|e| report_row(state, e, scenario)),
+                        );
+                        if let Some((_, picture)) =
+                            pictures.iter().find(|(seq, _)| *seq == state.seq)
+                        {
+                            shots.push(Shot {
+                                seq: state.seq,
+                                time: clock(state.ts_ms),
+                                picture,
+                                lines: rows[first..]
+                                    .iter()
+                                    .map(|r| format!("{} {}", r.who, r.what))
+                                    .collect(),
+                            });
+                        }
+                    }
+                    Item::Draw(d) => rows.push(Row {
+                        time: clock(d.ts_ms),
+                        what: format!("{} ({}):", d.category.as_str(), d.kind),
+                        style: Style::Code(d.value.to_string()),
+                        ..Row::blank(None)
+                    }),
+                }
             }
-            format!(
-                "| {seq} | {time} | {who} | moved {} → {}{} | {:.2} in | {:.2} in | {:+.2} in | {} |",
-                at(m.from),
-                at(m.to),
-                turned(m),
-                m.distance_in,
-                m.verdict.allowance_in,
-                m.verdict.margin_in,
-                cell(&rules.join("<br>"))
-            )
+            turns.push(TurnReport {
+                number: turn.turn,
+                title: turn_title(turn),
+                map,
+                rows,
+                shots,
+            });
         }
-        Event::Flipped { from, to, .. } => {
-            format!("| {seq} | {time} | {who} | flipped {from} → {to} | | | | |")
+        Report {
+            title: format!("After-action report: {}", g.scenario_name),
+            summary,
+            scenario_path: g.scenario_path.clone(),
+            scenario_sha: g.scenario_sha256[..12.min(g.scenario_sha256.len())].to_owned(),
+            turns,
         }
-        Event::Removed { last_pose, .. } => format!(
-            "| {seq} | {time} | {who} | removed, last at {} | | | | |",
-            at(*last_pose)
-        ),
-        Event::Added { pose, .. } => format!(
-            "| {seq} | {time} | {who} | added at {} | | | | |",
-            at(*pose)
-        ),
+    }
+}
+
+impl Row {
+    fn blank(seq: Option<i64>) -> Self {
+        Row {
+            seq,
+            time: String::new(),
+            who: String::new(),
+            what: String::new(),
+            style: Style::Plain,
+            numbers: Default::default(),
+            legal: None,
+            rules: Vec::new(),
+        }
+    }
+}
+
+fn report_row(state: &StoredState, e: &Event, scenario: &Scenario) -> Row {
+    let mut row = Row {
+        time: clock(state.ts_ms),
+        who: name(Some(scenario), e.unit()),
+        ..Row::blank(Some(state.seq))
+    };
+    row.what = match e {
+        Event::Moved(m) => {
+            row.legal = Some(m.verdict.legal);
+            row.rules
+                .extend(m.verdict.problems.iter().map(|p| format!("problem: {p}")));
+            row.rules
+                .extend(m.verdict.warnings.iter().map(|w| format!("warning: {w}")));
+            if !m.terrain_crossed.is_empty() {
+                row.rules.push(format!("crossed: {}", crossed(m)));
+            }
+            row.numbers = [
+                format!("{:.2} in", m.distance_in),
+                format!("{:.2} in", m.verdict.allowance_in),
+                format!("{:+.2} in", crate::rules::hundredths(m.verdict.margin_in)),
+            ];
+            format!("moved {} → {}{}", at(m.from), at(m.to), turned(m))
+        }
+        Event::Flipped { from, to, .. } => format!("flipped {from} → {to}"),
+        Event::Removed { last_pose, .. } => format!("removed, last at {}", at(*last_pose)),
+        Event::Added { pose, .. } => format!("added at {}", at(*pose)),
         Event::Identified { was, pose, .. } => format!(
-            "| {seq} | {time} | {who} | named at {} (was taken for {}) | | | | |",
+            "named at {} (was taken for {})",
             at(*pose),
-            cell(&name(Some(scenario), was))
+            name(Some(scenario), was)
         ),
         Event::Vetoed { .. }
         | Event::Placed { .. }
         | Event::Unplaced { .. }
-        | Event::Seen { .. } => {
-            format!(
-                "| {seq} | {time} | {who} | {} | | | | |",
-                cell(&by_hand(e, &who))
-            )
-        }
+        | Event::Seen { .. } => by_hand(e, &row.who),
+    };
+    row
+}
+
+/// A row of the Markdown table; every cell's `|` escaped.
+fn markdown_row(row: &Row) -> String {
+    let what = match &row.style {
+        Style::Plain => cell(&row.what),
+        Style::Heading => format!("**{}**", cell(&row.what)),
+        Style::Code(code) => format!("{} `{}`", cell(&row.what), cell(code)),
+    };
+    let mut rules: Vec<String> = Vec::new();
+    match row.legal {
+        Some(true) => rules.push("legal".into()),
+        Some(false) => rules.push("**NOT LEGAL**".into()),
+        None => {}
     }
+    rules.extend(row.rules.iter().map(|r| cell(r)));
+    format!(
+        "| {} | {} | {} | {what} | {} | {} | {} | {} |",
+        row.seq.map(|n| n.to_string()).unwrap_or_default(),
+        row.time,
+        cell(&row.who),
+        row.numbers[0],
+        row.numbers[1],
+        row.numbers[2],
+        rules.join("<br>")
+    )
 }
 
 /// Keep a `|` in a name or a rule text from splitting the table cell.

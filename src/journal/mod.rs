@@ -24,8 +24,9 @@ use sha2::{Digest, Sha256};
 use crate::scenario::Scenario;
 use crate::table::{Placement, StateFile, TableState};
 use crate::track::Event;
+use crate::vision::MapPicture;
 
-pub use export::{MarkdownReport, markdown_report, text_log, utc};
+pub use export::{MarkdownReport, html_report, markdown_report, text_log, utc};
 pub use recorder::{Recorded, Recorder};
 pub use schema::SCHEMA_VERSION;
 pub use svg::turn_map;
@@ -261,6 +262,29 @@ pub fn placements(table: &TableState) -> StateFile {
             })
             .collect(),
     }
+}
+
+/// Store `picture` as stored state `seq`'s with `verb` ("INSERT", or "INSERT OR IGNORE"
+/// to keep a picture already there); returns the rows written.
+fn insert_picture(
+    conn: &Connection,
+    seq: i64,
+    picture: &MapPicture,
+    verb: &str,
+) -> rusqlite::Result<usize> {
+    conn.execute(
+        &format!(
+            "{verb} INTO pictures (seq, ts_ms, width, height, px_per_in, jpeg) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        ),
+        params![
+            seq,
+            picture.ts_ms,
+            picture.width,
+            picture.height,
+            picture.px_per_in,
+            picture.jpeg
+        ],
+    )
 }
 
 /// An open journal file.
@@ -512,13 +536,15 @@ impl Journal {
         self.sql(r)
     }
 
-    /// Store a stable state and the events that led to it, in one transaction; returns
-    /// its sequence number. Once this returns, the state is on disk.
+    /// Store a stable state and the events that led to it, with the camera's picture of
+    /// it when there is one, in one transaction; returns its sequence number. Once this
+    /// returns, the state is on disk.
     pub fn record_state(
         &mut self,
         ts_ms: Millis,
         state: &StateFile,
         events: &[Event],
+        picture: Option<&MapPicture>,
     ) -> Result<i64, JournalError> {
         let turn = self.current_turn()?.turn;
         let phase = self.current_phase(turn)?;
@@ -542,10 +568,60 @@ impl Journal {
                     insert.execute(params![seq, e.unit(), e.kind(), json])?;
                 }
             }
+            if let Some(picture) = picture {
+                insert_picture(&tx, seq, picture, "INSERT")?;
+            }
             tx.commit()?;
             Ok(seq)
         })();
         self.sql(r)
+    }
+
+    /// Give stored state `seq` the camera's picture `picture` unless it has one: the
+    /// first picture of a table is the one kept (a later frame of the same table, with
+    /// nothing moved, adds nothing). Returns whether it was stored.
+    pub fn keep_picture(&mut self, seq: i64, picture: &MapPicture) -> Result<bool, JournalError> {
+        let r = insert_picture(&self.conn, seq, picture, "INSERT OR IGNORE");
+        self.sql(r).map(|n| n == 1)
+    }
+
+    /// The camera's picture of stored state `seq`, if it has one.
+    pub fn picture(&self, seq: i64) -> Result<Option<MapPicture>, JournalError> {
+        Ok(self
+            .pictures_where("seq = ?1", [seq])?
+            .pop()
+            .map(|(_, p)| p))
+    }
+
+    /// Every stored picture with its state's sequence number, in order.
+    pub fn pictures(&self) -> Result<Vec<(i64, MapPicture)>, JournalError> {
+        self.pictures_where("1", params![])
+    }
+
+    fn pictures_where(
+        &self,
+        condition: &str,
+        args: impl rusqlite::Params,
+    ) -> Result<Vec<(i64, MapPicture)>, JournalError> {
+        let rows = (|| {
+            let mut stmt = self.conn.prepare(&format!(
+                "SELECT seq, ts_ms, width, height, px_per_in, jpeg FROM pictures WHERE {condition} ORDER BY seq"
+            ))?;
+            stmt.query_map(args, |r| {
+                Ok((
+                    r.get(0)?,
+                    MapPicture {
+                        ts_ms: r.get(1)?,
+                        width: r.get(2)?,
+                        height: r.get(3)?,
+                        px_per_in: r.get(4)?,
+                        jpeg: r.get(5)?,
+                    },
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        })();
+        self.sql(rows)
     }
 
     /// The game's secrets by name (seat tokens, the draw key), as [`Journal::add_secrets`]
@@ -640,7 +716,7 @@ impl Journal {
         Ok(self.conn.last_insert_rowid())
     }
 
-    fn latest_seq(&self) -> Result<Option<i64>, JournalError> {
+    pub fn latest_seq(&self) -> Result<Option<i64>, JournalError> {
         let r = self
             .conn
             .query_row("SELECT max(seq) FROM states", [], |r| r.get(0));

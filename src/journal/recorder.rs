@@ -8,6 +8,7 @@ use super::{GameInfo, Journal, JournalError, Millis, placements};
 use crate::scenario::Scenario;
 use crate::table::{Placement, TableState};
 use crate::track::{Event, EventDeriver, Identification};
+use crate::vision::MapPicture;
 
 /// What one stable state added to the journal.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,17 +181,36 @@ impl Recorder {
         table: &TableState,
         ts_ms: Millis,
     ) -> Result<Option<Recorded>, JournalError> {
+        self.observe_seen(table, ts_ms, None)
+    }
+
+    /// Record a new stable state as [`Recorder::observe`] does, with the camera's
+    /// picture of the frame it was committed on. When nothing changed, the picture goes
+    /// to the last stored state if that has none yet: a game resumed from a state file
+    /// (the demo, a restart) gets the picture of its first table from the camera's
+    /// first still frame, so that every stored state of a watched game has one.
+    pub fn observe_seen(
+        &mut self,
+        table: &TableState,
+        ts_ms: Millis,
+        picture: Option<&MapPicture>,
+    ) -> Result<Option<Recorded>, JournalError> {
         let mut events = self.identified.clone();
         if let Some(last) = &self.last {
             let night = self.journal.current_turn()?.night;
             events.extend(self.deriver.events(&self.scenario, last, table, night));
             if events.is_empty() {
+                if let Some(picture) = picture
+                    && let Some(seq) = self.journal.latest_seq()?
+                {
+                    self.journal.keep_picture(seq, picture)?;
+                }
                 return Ok(None);
             }
         }
         let seq = self
             .journal
-            .record_state(ts_ms, &placements(table), &events)?;
+            .record_state(ts_ms, &placements(table), &events, picture)?;
         self.last = Some(table.clone());
         self.identified.clear();
         Ok(Some(Recorded { seq, events }))

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 /// `index` to `index + 1`; a new version appends one entry and never edits an old one.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
-const MIGRATIONS: [&str; 2] = [V1, V2];
+const MIGRATIONS: [&str; 3] = [V1, V2, V3];
 
 /// Version 1: the game, its turns and phases, every stable state, the events between
 /// them, and every roll and chit draw. JSON columns are checked with `json_valid` so a
@@ -73,6 +73,21 @@ CREATE TABLE cup (
     id    INTEGER PRIMARY KEY CHECK (id = 1),
     ts_ms INTEGER NOT NULL,
     state TEXT NOT NULL CHECK (json_valid(state))
+);
+";
+
+/// Version 3: the camera's picture of each stable state (the map plane as a JPEG, see
+/// `vision::MapPicture`), for the after-action report. A table of its own, so that
+/// reading states never loads pictures, and a journal of version 2 reads as one whose
+/// states have no picture (a game watched without a camera has none either).
+const V3: &str = "
+CREATE TABLE pictures (
+    seq       INTEGER PRIMARY KEY REFERENCES states(seq),
+    ts_ms     INTEGER NOT NULL,
+    width     INTEGER NOT NULL CHECK (width > 0),
+    height    INTEGER NOT NULL CHECK (height > 0),
+    px_per_in REAL NOT NULL CHECK (px_per_in > 0),
+    jpeg      BLOB NOT NULL
 );
 ";
 

@@ -22,6 +22,7 @@ pub use detect::{
     DetectOptions, DetectedPiece, Detection, Facing, PlaneSampler, detect, detect_sampled,
 };
 pub use observe::TableObserver;
+pub use plane::MapPicture;
 pub use reference::{MapReference, ReferenceError};
 
 /// Why a frame could not be read.

@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 
 use super::{
-    Calibration, ColourModel, DetectOptions, Intrinsics, MapReference, PlaneSampler, detect_sampled,
+    Calibration, ColourModel, DetectOptions, Intrinsics, MapPicture, MapReference, PlaneSampler,
+    detect_sampled,
 };
 use crate::capture::Frame;
 use crate::geom::Footprint;
@@ -138,6 +139,13 @@ impl Observer for TableObserver {
                 .collect(),
             disturbance: detection.disturbance,
         })
+    }
+
+    fn picture(&self, frame: &Frame) -> Option<MapPicture> {
+        let calibration = self.calibration.as_ref()?;
+        MapPicture::of_frame(&frame.image, calibration, frame.ts_ms)
+            .inspect_err(|e| tracing::warn!(error = %e, "the map's picture was not encoded"))
+            .ok()
     }
 
     /// The tracker settled on `table` from `frame`: where no piece of it stands, the map

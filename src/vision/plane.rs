@@ -1,6 +1,7 @@
 //! The map plane as the camera shows it: the frame resampled to map inches, for a person
-//! to see what the detector sees (`aide detect --overlay`) and for the empty map's
-//! reference.
+//! to see what the detector sees (`aide detect --overlay`), for the empty map's
+//! reference, and as the evidence of a stable table ([`MapPicture`]): the page draws its
+//! verdicts on it and the journal keeps one per committed state.
 
 use image::RgbImage;
 use nalgebra::Point3;
@@ -28,6 +29,50 @@ pub fn map_plane_view(image: &RgbImage, calib: &Calibration, px_per_in: f64) -> 
                 .unwrap_or([0, 0, 0]),
         )
     })
+}
+
+/// Map-plane pixels an inch of the evidence picture: the detector's own plane, so that
+/// what a player sees is what was read (a 36 x 24 in map is 720 x 480 px).
+pub const PICTURE_PX_PER_IN: f64 = super::detect::PX_PER_IN;
+
+/// JPEG quality of the evidence picture: at 80 the demo's 720 x 480 map plane is about
+/// 68 KB and takes 17 ms to encode, after 39 ms to resample from a 1080p frame (`cargo
+/// bench --bench vision -- evidence`), and blocks, labels and the map's ink stay sharp
+/// enough to argue over. Made once per committed state, not per frame.
+pub const PICTURE_QUALITY: u8 = 80;
+
+/// The camera's picture of the whole map, undistorted and cropped to it: a JPEG of the
+/// map plane at [`PICTURE_PX_PER_IN`], pixel (0, 0) the map's top-left corner. The
+/// stages after vision hand it on as bytes; they never look at its pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapPicture {
+    pub jpeg: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub px_per_in: f64,
+    /// When the frame was taken, ms since the Unix epoch.
+    pub ts_ms: i64,
+}
+
+impl MapPicture {
+    /// The map plane of `image` as `calib` sees it (see [`map_plane_view`]), as a JPEG.
+    pub fn of_frame(
+        image: &RgbImage,
+        calib: &Calibration,
+        ts_ms: i64,
+    ) -> Result<Self, image::ImageError> {
+        let view = map_plane_view(image, calib, PICTURE_PX_PER_IN);
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, PICTURE_QUALITY)
+            .encode_image(&view)?;
+        Ok(Self {
+            jpeg,
+            width: view.width(),
+            height: view.height(),
+            px_per_in: PICTURE_PX_PER_IN,
+            ts_ms,
+        })
+    }
 }
 
 /// Draw each piece's footprint on a map-plane view made at `px_per_in`: its outline in

@@ -82,7 +82,7 @@ impl From<QueryRejection> for ApiError {
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// Run rules work on the blocking pool: line of sight and combat facts walk terrain.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f).await.map_err(|e| {
@@ -1097,7 +1097,13 @@ pub async fn chit_end_turn(
     Ok(Json(serde_json::json!({"turn": turn, "view": view})))
 }
 
-fn no_journal() -> ApiError {
+/// A journal state's number from a path, or a 400 saying what came instead.
+pub(super) fn state_number(seq: &str) -> Result<i64, ApiError> {
+    seq.parse()
+        .map_err(|_| ApiError::bad(format!("{seq:?} is not a state number")))
+}
+
+pub(super) fn no_journal() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "this server keeps no journal: start it with --journal FILE",
@@ -1179,9 +1185,7 @@ pub async fn log_state(
     viewer: Viewer,
     Path(seq): Path<String>,
 ) -> ApiResult<serde_json::Value> {
-    let seq: i64 = seq
-        .parse()
-        .map_err(|_| ApiError::bad(format!("{seq:?} is not a state number")))?;
+    let seq = state_number(&seq)?;
     let recorder = state.recorder.clone().ok_or_else(no_journal)?;
     let answer = blocking(move || {
         let stored = recorder

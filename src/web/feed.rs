@@ -16,6 +16,7 @@ use tokio::sync::watch;
 
 use crate::table::{Pose, Status, TableState};
 use crate::track::{AssignError, Event, Identification};
+use crate::vision::MapPicture;
 
 /// Who is producing the table: a scripted replay or a folder of frames, the live camera,
 /// the synthetic camera (the demo's rendered frames through the detector), or a camera
@@ -49,6 +50,11 @@ pub struct FeedView {
     /// skip a view, and the journal must take every correction before the table that
     /// follows it.
     pub corrections: Arc<Vec<Event>>,
+    /// The camera's picture of the map on the frame the tracker committed the table on
+    /// (the evidence view and the journal); `None` until a camera feed has committed one,
+    /// and always for a scripted replay. A correction keeps it: the names changed, not
+    /// the table the camera saw.
+    pub picture: Option<Arc<MapPicture>>,
 }
 
 /// Microseconds since the Unix epoch, now.
@@ -76,23 +82,52 @@ impl Publisher {
             source,
             fps: 0.0,
             corrections: Arc::default(),
+            picture: None,
         });
         (Self { tx: Arc::new(tx) }, rx)
     }
 
     /// A new stable table. Returns the sequence number it was given.
     pub fn table(&self, table: TableState) -> u64 {
-        self.corrected(table, Vec::new())
+        self.publish(table, Vec::new(), None)
     }
 
     /// The stable table after `corrections` of the tracker (a person named, vetoed,
     /// placed or took back a piece; the camera took over a piece placed by hand), in one
     /// change of the view, so no consumer sees a correction without its table.
     pub fn corrected(&self, table: TableState, corrections: Vec<Event>) -> u64 {
+        self.publish(table, corrections, None)
+    }
+
+    /// A new stable table as the camera saw it, after `corrections`, with the picture of
+    /// the frame it was committed on (`None` when the frame's map could not be
+    /// pictured: the last picture is then dropped rather than shown for a table it does
+    /// not show).
+    pub fn seen(
+        &self,
+        table: TableState,
+        corrections: Vec<Event>,
+        picture: Option<Arc<MapPicture>>,
+    ) -> u64 {
+        self.publish(table, corrections, Some(picture))
+    }
+
+    /// One change of the view, so no consumer sees a correction without its table, nor
+    /// a table without its picture. `picture`: `Some` replaces the picture, `None` keeps
+    /// it.
+    fn publish(
+        &self,
+        table: TableState,
+        corrections: Vec<Event>,
+        picture: Option<Option<Arc<MapPicture>>>,
+    ) -> u64 {
         let mut seq = 0;
         self.tx.send_modify(|view| {
             if !corrections.is_empty() {
                 Arc::make_mut(&mut view.corrections).extend(corrections);
+            }
+            if let Some(picture) = picture {
+                view.picture = picture;
             }
             view.seq += 1;
             seq = view.seq;

@@ -23,6 +23,7 @@ use crate::seat::Seat;
 use crate::seat::view::SeatView;
 use crate::table::TableState;
 use crate::track::Event;
+use crate::vision::MapPicture;
 
 /// Messages a client may fall behind before it is dropped.
 pub const CLIENT_QUEUE: usize = 16;
@@ -46,6 +47,9 @@ pub struct Snapshot {
     /// Each seat's "state" message, by slot, serialised once for all its clients and for
     /// GET /api/state.
     pub messages: Vec<Utf8Bytes>,
+    /// The camera's picture of this table (see [`FeedView::picture`]): what GET
+    /// /api/evidence.jpg serves, so that no seat gets a picture newer than its view.
+    pub picture: Option<Arc<MapPicture>>,
 }
 
 impl Snapshot {
@@ -186,12 +190,20 @@ pub fn snapshot(
         report: Arc::new(report),
         views,
         messages,
+        picture: view.picture.clone(),
     }
 }
 
 /// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
 pub async fn run(state: Arc<AppState>) {
-    let first = record(&state, state.current().table.clone(), Vec::new()).await;
+    let first = state.current();
+    let first = record(
+        &state,
+        first.table.clone(),
+        Vec::new(),
+        first.picture.clone(),
+    )
+    .await;
     state.spectators_log_to(first);
     let mut feed = state.feed.clone();
     // How many of the feed's corrections the journal has taken.
@@ -231,7 +243,7 @@ pub async fn run(state: Arc<AppState>) {
                 };
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
-                let stored = record(&state, snap.table.clone(), corrections).await;
+                let stored = record(&state, snap.table.clone(), corrections, snap.picture.clone()).await;
                 let mut messages: Vec<Option<Utf8Bytes>> = snap.messages.iter().cloned().map(Some).collect();
                 if let Some(slot) = delayed {
                     messages[slot] = None;
@@ -263,17 +275,22 @@ pub async fn run(state: Arc<AppState>) {
 }
 
 /// Store a stable table in the journal, when the server keeps one, off the runtime,
-/// after the corrections of the tracker since the last one. Returns the journal's newest
-/// state after it (the table itself when it was stored; a table in which nothing
-/// changed is not).
-async fn record(state: &AppState, table: Arc<TableState>, corrections: Vec<Event>) -> Option<i64> {
+/// after the corrections of the tracker since the last one, with the camera's picture of
+/// it. Returns the journal's newest state after it (the table itself when it was stored;
+/// a table in which nothing changed is not).
+async fn record(
+    state: &AppState,
+    table: Arc<TableState>,
+    corrections: Vec<Event>,
+    picture: Option<Arc<MapPicture>>,
+) -> Option<i64> {
     let recorder = state.recorder.clone()?;
     let stored = tokio::task::spawn_blocking(move || {
         let mut r = recorder.lock().expect("recorder lock");
         for correction in &corrections {
             r.correct(correction)?;
         }
-        r.observe(&table, crate::journal::now_ms())?;
+        r.observe_seen(&table, crate::journal::now_ms(), picture.as_deref())?;
         Ok::<_, crate::journal::JournalError>(r.journal().latest_state()?.map(|s| s.seq))
     })
     .await;

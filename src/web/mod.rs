@@ -9,6 +9,7 @@
 mod api;
 pub mod camera_check;
 pub mod demo;
+mod evidence;
 pub mod feed;
 mod guard;
 pub mod hub;
@@ -474,6 +475,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/seats", get(seats::seats))
         .route("/camera-check", get(camera_check::report))
         .route("/camera-check.jpg", get(camera_check::picture))
+        .route("/evidence.jpg", get(evidence::evidence))
+        .route("/log/{seq}/picture.jpg", get(evidence::log_picture))
         .fallback(api::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), limit_rate));
     Router::new()

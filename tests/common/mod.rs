@@ -84,3 +84,87 @@ pub fn proptest_cases(cases: u32) -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// A watched table's server state before it serves, as the camera tests set it up: a
+/// tracker resumed from `start`, through which a person on the page names pieces, and
+/// the feed's `Publisher` that the camera feed (`spawn_camera_feed`) will publish into.
+pub struct Watched {
+    pub state: std::sync::Arc<aide::web::AppState>,
+    pub tracker: std::sync::Arc<std::sync::Mutex<aide::track::Tracker>>,
+    pub publisher: aide::web::feed::Publisher,
+    /// The feed's receiving end, beside the server's own.
+    pub feed: tokio::sync::watch::Receiver<aide::web::feed::FeedView>,
+}
+
+pub fn watched(
+    scenario: &Scenario,
+    start: &TableState,
+    recorder: Option<aide::journal::Recorder>,
+    seating: aide::web::Seating,
+) -> Watched {
+    use std::sync::{Arc, Mutex};
+
+    use aide::track::{Tracker, TrackerConfig};
+    use aide::web::feed::{Publisher, Source};
+
+    let (publisher, feed) = Publisher::new(start.clone(), Source::Replay);
+    let tracker = Arc::new(Mutex::new(Tracker::resume(
+        Arc::new(scenario.clone()),
+        TrackerConfig::default(),
+        start.clone(),
+    )));
+    let namer = aide::live::Namer {
+        tracker: tracker.clone(),
+        publisher: publisher.clone(),
+    };
+    let state = aide::web::AppState::with_seating(
+        aide::web::Setup {
+            scenario: scenario.clone(),
+            map_svg: None,
+            terrain_geojson: String::new(),
+            recorder,
+            identify: Some(Arc::new(namer)),
+            url: "http://127.0.0.1/".into(),
+            camera: None,
+        },
+        seating,
+        feed.clone(),
+    )
+    .unwrap();
+    Watched {
+        state,
+        tracker,
+        publisher,
+        feed,
+    }
+}
+
+/// Start the camera feed: `camera`'s frames read by the detector (the camera's lens
+/// `lens`) and `watched`'s tracker, published into its feed.
+pub fn spawn_camera_feed(
+    scenario: &Scenario,
+    camera: ScriptedCamera,
+    lens: Intrinsics,
+    watched: &Watched,
+) {
+    use aide::capture::FrameSource;
+    use aide::vision::{ColourModel, TableObserver};
+
+    let (opened_tx, _opened_rx) = std::sync::mpsc::channel();
+    aide::web::feed::spawn(
+        Box::new(aide::live::CameraFeed {
+            open: Box::new(move || Ok(Box::new(camera) as Box<dyn FrameSource>)),
+            observer: Box::new(TableObserver::new(
+                scenario,
+                Some(lens),
+                ColourModel::builtin(),
+            )),
+            tracker: watched.tracker.clone(),
+            opened: opened_tx,
+            ages: Default::default(),
+            tap: Default::default(),
+        }),
+        watched.publisher.clone(),
+    )
+    .unwrap();
+}
