@@ -402,6 +402,57 @@ fn a_table_with_other_paint_is_read_once_its_colours_are_learnt_from_a_frame() {
     );
 }
 
+/// A spent block lies label up, its label covering its top but for a rim. Where that rim
+/// and the side faces read too pale for the side's paint (on the photoreal frames, a red
+/// rim mixed with the white label reads orange, as skin), the block is found by its
+/// label: its size, and the hue of the rim around it. Here the paint is hidden from the
+/// colour model (each side's least saturation above the renderer's paint), so the label
+/// is all there is.
+#[test]
+fn a_spent_block_whose_paint_reads_too_pale_is_found_by_its_label() {
+    let mut scene = sim::random_scene(21, 36.0, 24.0, 1280, 720);
+    scene
+        .pieces
+        .retain(|p| p.kind == sim::Shape::Block && (p.color == "red" || p.color == "blue"));
+    for p in &mut scene.pieces {
+        p.status = aide::table::Status::Spent;
+    }
+    assert!(scene.pieces.len() >= 8, "{} blocks", scene.pieces.len());
+    let image = sim::render(&scene);
+    let calib =
+        Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics)).unwrap();
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let mut colours = ColourModel::builtin();
+    for side in &mut colours.sides {
+        // The renderer's red is 0.83 saturated, its blue 0.77.
+        side.min_saturation = 0.95;
+    }
+    let none = |_: &str| None;
+    let d = vision::detect(
+        &image,
+        &calib,
+        &DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &none,
+            reference: None,
+        },
+    );
+    assert_eq!(d.pieces.len(), scene.pieces.len(), "{:#?}", d.pieces);
+    for (truth, (off, seen)) in scene.pieces.iter().zip(nearest(&scene, &d)) {
+        let seen = seen.unwrap_or_else(|| panic!("{truth:?} not found"));
+        assert!(off <= 0.1, "{truth:?} found {off:.3} in off");
+        assert_eq!(seen.status, aide::table::Status::Spent, "{truth:?}");
+        // Its axis, whichever way it faces.
+        let turn = aide::geom::heading_difference(seen.heading_deg, truth.heading_deg);
+        assert!(
+            turn.min(180.0 - turn) <= 3.0,
+            "{truth:?} seen at {}",
+            seen.heading_deg
+        );
+    }
+}
+
 /// Blocks of one side in contact: lines end to end (fresh and spent mixed, turned a few
 /// degrees to each other) and columns of two marked blocks. Each is found once, with its
 /// status, and a marked one with its facing. In seed 9 a column's shaded ends join its
@@ -470,7 +521,7 @@ fn a_kept_sampler_reads_a_frame_as_a_new_one_does() {
 /// Frames our renderer did not make: ../shared/vision-photoreal (path-traced tables on
 /// printed maps, stickers on every block; see its README). Each is read by `aide detect
 /// --camera-file` and scored here against its truth. The floors are what the detector
-/// reaches today (2026-11-25), a little below, so that a change that loses ground fails;
+/// reaches today (2026-11-26), a little below, so that a change that loses ground fails;
 /// the issue's targets (recall and precision 0.98, centre p95 0.06 in) are not met yet.
 #[test]
 fn frames_from_another_renderer_are_read_above_todays_floors() {
@@ -551,7 +602,7 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
         "recall {recall:.3}, precision {precision:.3}, centre median {centre_median:.3} in, \
          strip heading p95 {strip_p95:.2} deg, status {status:.3}"
     );
-    assert!(recall >= 0.84, "{figures}");
+    assert!(recall >= 0.87, "{figures}");
     assert!(precision >= 0.92, "{figures}");
     assert!(centre_median <= 0.06, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");

@@ -289,21 +289,36 @@ pub fn detect_sampled(
             }
         }
     }
-    let blobs: Vec<(usize, Vec<Px>)> = crops
+    let blobs: Vec<(Option<usize>, Vec<Px>)> = crops
         .iter()
         .zip(&bounds)
         .flat_map(|(crop, [tx0, ty0, ..])| blobs_of(crop, tx0 * TILE_PX, ty0 * TILE_PX))
         .collect();
     let camera = calib.camera_over();
+    // Any blob, or paper alone, may hold a spent block found by its label.
+    let mut by_labels: Vec<DetectedPiece> = Vec::new();
     let found = blobs
         .iter()
         .flat_map(|(side, blob)| {
-            let name = &options.colours.sides[*side].name;
-            measure_blob(blob, &plane, name, camera, options)
+            let pieces = side.map_or_else(Vec::new, |side| {
+                let name = &options.colours.sides[side].name;
+                measure_blob(blob, &plane, name, camera, options)
+            });
+            by_labels.extend(spent_by_label(blob, &plane, camera, options));
+            pieces
         })
         .collect();
+    let mut pieces = drop_side_faces(found);
+    // A label beside a piece found by its paint is that piece's (the back label of a
+    // standing block, seen from behind).
+    by_labels.retain(|l| {
+        pieces
+            .iter()
+            .all(|p| (p.x_in - l.x_in).hypot(p.y_in - l.y_in) >= LABEL_CLEAR_IN)
+    });
+    pieces.extend(by_labels);
     Detection {
-        pieces: drop_side_faces(found),
+        pieces,
         disturbance: if on_map == 0 {
             0.0
         } else {
@@ -377,7 +392,7 @@ impl Px {
 /// them into one blob. A paper region touching paint of both sides goes with the side
 /// it touches along more pixels (a block's own label borders its top along its length;
 /// an enemy in contact touches it along an edge at most).
-fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(usize, Vec<Px>)> {
+fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Vec<Px>)> {
     let labels = connected_components(crop, Connectivity::Eight, image::Luma([0u8]));
     let count = labels.pixels().map(|l| l.0[0] as usize).max().unwrap_or(0);
     let mut class = vec![0u8; count];
@@ -456,20 +471,23 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(usize, Vec<Px>)> 
             group[a] = b;
         }
     }
-    let mut blobs: Vec<(usize, Vec<Px>)> = Vec::new();
+    let mut blobs: Vec<(Option<usize>, Vec<Px>)> = Vec::new();
     let mut blob_of_root: std::collections::HashMap<usize, usize> = Default::default();
     for c in 0..pixels.len() {
-        if class[c] == PAPER && !joined[c] {
+        // Paper touching no paint is kept only as large as a label: a spent block's
+        // label can hide its top but for a rim too thin, or too pale, to read as paint
+        // (see [`spent_by_label`]).
+        if class[c] == PAPER && !joined[c] && pixels[c].len() < LABEL_MIN_PX {
             continue;
         }
         let r = root(&mut group, c);
         let b = *blob_of_root.entry(r).or_insert_with(|| {
-            blobs.push((usize::MAX, Vec::new()));
+            blobs.push((None, Vec::new()));
             blobs.len() - 1
         });
         let paper = class[c] == PAPER;
         if !paper {
-            blobs[b].0 = usize::from(class[c] - 1);
+            blobs[b].0 = Some(usize::from(class[c] - 1));
         }
         blobs[b].1.extend(pixels[c].iter().map(|&(x, y)| Px {
             x: x0 + x,
@@ -1681,22 +1699,7 @@ fn measure(
                 None => (0.0, Facing::Unknown),
             }
         }
-        Sign::Strip(sign) => (heading_of(scale(axes.normal, sign)), Facing::Marked),
-        Sign::Label(sign) => (heading_of(scale(axes.normal, sign)), Facing::Label),
-        Sign::None => {
-            let n = heading_of(axes.normal);
-            match facing_away() {
-                Some(away) => {
-                    let pick = if crate::geom::heading_difference(n, away) <= 90.0 {
-                        n
-                    } else {
-                        (n + 180.0).rem_euclid(360.0)
-                    };
-                    (pick, Facing::Inferred)
-                }
-                None => (n, Facing::Unknown),
-            }
-        }
+        sign => block_heading(sign, &axes, facing_away),
     };
     Some((
         DetectedPiece {
@@ -1713,6 +1716,244 @@ fn measure(
         },
         bright,
     ))
+}
+
+/// A label's size, 1.6 x 0.6 in: a block's unit sticker.
+const LABEL_LENGTH_IN: f64 = 1.6;
+const LABEL_WIDTH_IN: f64 = 0.6;
+
+/// A spent block found by its label alone is dropped when a piece found by its paint
+/// stands this near (inches between centres): it is that piece's label. A standing
+/// block's back label, taken for a spent top, is placed about 0.2 in behind the block's
+/// centre; a block beside a spent one stands 0.56 in or more from it.
+const LABEL_CLEAR_IN: f64 = 0.4;
+
+/// Spent blocks found by their labels, in a blob or in paper alone.
+///
+/// A spent block lies label up, and its label covers its top but for a rim: 0.075 in
+/// along its long sides and 0.14 in at its ends. Mixed with the label's white and the
+/// map, that rim can read too pale for the side's paint; the block is then a label
+/// alone, or a label with a few pixels of paint. A label is told from the map's pale
+/// ink by its size and its fill (a rectangle, though its print leaves holes in it), and
+/// its side from the rim and side faces around it: their hue is the side's, though
+/// their saturation is as low as half its paint's.
+fn spent_by_label(
+    blob: &[Px],
+    plane: &MapPlane,
+    camera: (f64, f64, f64),
+    options: &DetectOptions,
+) -> Vec<DetectedPiece> {
+    let Some(block) = options.model.shape(UnitKind::Infantry) else {
+        return Vec::new();
+    };
+    let (cam_x, cam_y, cam_h) = camera;
+    let grow = block.height_spent_in / (cam_h - block.height_spent_in);
+    let scale = 1.0 + grow;
+    let blur_in = EDGE_BLUR_PX / PX_PER_IN;
+    paper_regions(blob)
+        .into_iter()
+        .filter(|region| region.len() >= LABEL_MIN_PX)
+        .filter_map(|region| {
+            let axes = principal_axes(&region);
+            let along = extent(&region, axes.centre, axes.along);
+            let across = extent(&region, axes.centre, axes.normal);
+            let (length_px, width_px) = (along.1 - along.0 + 1.0, across.1 - across.0 + 1.0);
+            let (length_in, width_in) =
+                (length_px / PX_PER_IN / scale, width_px / PX_PER_IN / scale);
+            // A label alone, or with the facing strip beside it, which runs the top's
+            // length. The extents leave out the outer 2% of the pixels each way, and
+            // the blur takes a pixel off paper's edge.
+            let sized = (LABEL_LENGTH_IN - 3.0 * blur_in..=block.frontage_in + 2.0 * blur_in)
+                .contains(&length_in)
+                && (LABEL_WIDTH_IN - 3.0 * blur_in..=block.depth_spent_in + 2.0 * blur_in)
+                    .contains(&width_in);
+            let filled = region.len() as f64 >= LEAST_LABEL_FILL * length_px * width_px;
+            tracing::trace!(
+                at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
+                length_in,
+                width_in,
+                fill = region.len() as f64 / (length_px * width_px),
+                "paper that may be a label"
+            );
+            if !sized || !filled {
+                return None;
+            }
+            let mid = [0.5 * (along.0 + along.1), 0.5 * (across.0 + across.1)];
+            let top_centre = [
+                axes.centre[0] + mid[0] * axes.along[0] + mid[1] * axes.normal[0],
+                axes.centre[1] + mid[0] * axes.along[1] + mid[1] * axes.normal[1],
+            ];
+            let side = rim_side(
+                plane,
+                &axes,
+                top_centre,
+                [length_px, width_px],
+                camera,
+                grow,
+                options,
+            )?;
+            // The top's middle taken down the camera's ray to the footprint's.
+            let nadir = [cam_x * PX_PER_IN, cam_y * PX_PER_IN];
+            let centre = [0, 1].map(|i| nadir[i] + (top_centre[i] - nadir[i]) / scale);
+            let colour = &options.colours.sides[side].name;
+            let sign = label_strip_side(&region, &axes, along, across);
+            let (heading_deg, facing) =
+                block_heading(sign, &axes, || (options.facing_away)(colour));
+            Some(DetectedPiece {
+                kind: "block".to_owned(),
+                color: colour.clone(),
+                x_in: centre[0] / PX_PER_IN,
+                y_in: centre[1] / PX_PER_IN,
+                heading_deg,
+                status: Status::Spent,
+                facing,
+                length_in: block.frontage_in,
+                width_in: block.depth_spent_in,
+                confidence: LABEL_CONFIDENCE,
+            })
+        })
+        .collect()
+}
+
+/// A label's paper fills at least this share of its box: its print (the unit's name,
+/// its symbol) leaves holes; a curve of the map's pale ink fills little of its box.
+const LEAST_LABEL_FILL: f64 = 0.6;
+
+/// How sure a block found by its label alone is: its side rests on a rim of a few
+/// pixels.
+const LABEL_CONFIDENCE: f64 = 0.5;
+
+/// Which side's paint rims a label (its box `size` in pixels, `along` x `across`,
+/// centred at `centre` on `axes`): the pixels between the label's edge and the top's,
+/// and the side faces the camera sees. Each counts for the side whose hue window holds
+/// it, at half that side's least saturation and at its least value; the side with
+/// most, if it has enough and three times the other sides' together.
+fn rim_side(
+    plane: &MapPlane,
+    axes: &Axes,
+    centre: [f64; 2],
+    [length_px, width_px]: [f64; 2],
+    camera: (f64, f64, f64),
+    grow: f64,
+    options: &DetectOptions,
+) -> Option<usize> {
+    let block = options.model.shape(UnitKind::Infantry)?;
+    let (cam_x, cam_y, _) = camera;
+    // The top's rim beyond the label, plus the blur, each way; and toward the camera
+    // the side faces, the top's shift off the footprint.
+    let rim_along = 0.5 * (block.frontage_in - LABEL_LENGTH_IN) * PX_PER_IN + EDGE_BLUR_PX;
+    let rim_across = 0.5 * (block.depth_spent_in - LABEL_WIDTH_IN) * PX_PER_IN + EDGE_BLUR_PX;
+    let to_nadir = sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], centre);
+    let shift = [dot(to_nadir, axes.along), dot(to_nadir, axes.normal)].map(|d| d * grow);
+    let (half_l, half_w) = (0.5 * length_px, 0.5 * width_px);
+    let outer = |d: f64, half: f64, rim: f64, toward: f64| {
+        let lo = -half - rim + toward.min(0.0);
+        let hi = half + rim + toward.max(0.0);
+        (lo..=hi).contains(&d)
+    };
+    let reach = (half_l + rim_along + shift[0].abs()).max(half_w + rim_across + shift[1].abs());
+    let (x0, y0) = (
+        (centre[0] - reach).max(0.0) as u32,
+        (centre[1] - reach).max(0.0) as u32,
+    );
+    let (x1, y1) = ((centre[0] + reach) as u32, (centre[1] + reach) as u32);
+    let sides = &options.colours.sides;
+    let mut votes = vec![0usize; sides.len()];
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let d = sub([f64::from(x) + 0.5, f64::from(y) + 0.5], centre);
+            let (a, n) = (dot(d, axes.along), dot(d, axes.normal));
+            let on_label = a.abs() <= half_l && n.abs() <= half_w;
+            if on_label
+                || !outer(a, half_l, rim_along, shift[0])
+                || !outer(n, half_w, rim_across, shift[1])
+            {
+                continue;
+            }
+            let Some(rgb) = plane.at(x, y) else {
+                continue;
+            };
+            let hsv = Hsv::from_rgb(rgb);
+            if let Some(side) = sides.iter().position(|s| {
+                hsv.s >= 0.5 * s.min_saturation
+                    && hsv.v >= s.min_value
+                    && super::colour::hue_distance(hsv.h, s.hue_deg) <= s.hue_tolerance_deg
+            }) {
+                votes[side] += 1;
+            }
+        }
+    }
+    let total: usize = votes.iter().sum();
+    let (side, &most) = votes.iter().enumerate().max_by_key(|(_, v)| **v)?;
+    // At least the rim along one long side: a label's length of pixels.
+    let enough = (LABEL_LENGTH_IN * PX_PER_IN) as usize;
+    (most >= enough && most >= 3 * (total - most)).then_some(side)
+}
+
+/// Which long side of a label's paper (`region` on `axes`, its extents `along` and
+/// `across`) carries the facing strip. The strip runs the top's length and the label
+/// stops 0.14 in short of its ends: near the ends, paper lies on the strip's side only.
+fn label_strip_side(
+    region: &[[f64; 2]],
+    axes: &Axes,
+    along: (f64, f64),
+    across: (f64, f64),
+) -> Sign {
+    let end = 0.1 * PX_PER_IN;
+    let third = (across.1 - across.0) / 3.0;
+    let mut counts = [0usize; 2];
+    for p in region {
+        let d = sub(*p, axes.centre);
+        let (l, n) = (dot(d, axes.along), dot(d, axes.normal));
+        if l > along.0 + end && l < along.1 - end {
+            continue;
+        }
+        if n < across.0 + third {
+            counts[0] += 1;
+        } else if n > across.1 - third {
+            counts[1] += 1;
+        }
+    }
+    // The two end zones of one third: how many pixels each holds when filled.
+    let zone = 2.0 * end * third;
+    let share = |c: usize| c as f64 / zone;
+    strip_between(share(counts[0]), share(counts[1]))
+}
+
+/// Which of two zones on either side of a block's axis (their shares of paper, low and
+/// high along the normal) holds the facing strip: one mostly paper, the other mostly
+/// not.
+fn strip_between(low: f64, high: f64) -> Sign {
+    if high >= 0.5 && low <= 0.25 {
+        Sign::Strip(1.0)
+    } else if low >= 0.5 && high <= 0.25 {
+        Sign::Strip(-1.0)
+    } else {
+        Sign::None
+    }
+}
+
+/// A block's heading and how it was decided, from what tells its front (`sign` along
+/// `axes`' normal), failing that from the way its side faces (`facing_away`).
+fn block_heading(sign: Sign, axes: &Axes, facing_away: impl Fn() -> Option<f64>) -> (f64, Facing) {
+    match sign {
+        Sign::Strip(sign) => (heading_of(scale(axes.normal, sign)), Facing::Marked),
+        Sign::Label(sign) => (heading_of(scale(axes.normal, sign)), Facing::Label),
+        Sign::None => {
+            let n = heading_of(axes.normal);
+            match facing_away() {
+                Some(away) => {
+                    let pick = if crate::geom::heading_difference(n, away) <= 90.0 {
+                        n
+                    } else {
+                        (n + 180.0).rem_euclid(360.0)
+                    };
+                    (pick, Facing::Inferred)
+                }
+                None => (n, Facing::Unknown),
+            }
+        }
+    }
 }
 
 /// What tells a block's front, as a sign along its axes' normal.
@@ -1762,10 +2003,8 @@ fn fresh_facing(
         }
     };
     let (low, high, beside) = (share(counts[0]), share(counts[1]), share(counts[2]));
-    if high >= 0.5 && low <= 0.25 {
-        Sign::Strip(1.0)
-    } else if low >= 0.5 && high <= 0.25 {
-        Sign::Strip(-1.0)
+    if let strip @ Sign::Strip(_) = strip_between(low, high) {
+        strip
     } else if beside >= 0.3 && low.max(high) <= 0.25 {
         Sign::Label(-toward)
     } else {
@@ -1806,14 +2045,7 @@ fn spent_strip_side(blob: &[Px], axes: &Axes, [lo_l, hi_l, lo_n, hi_n]: [f64; 4]
             paper as f64 / all as f64
         }
     };
-    let (low, high) = (share(counts[0]), share(counts[1]));
-    if high >= 0.5 && low <= 0.25 {
-        Sign::Strip(1.0)
-    } else if low >= 0.5 && high <= 0.25 {
-        Sign::Strip(-1.0)
-    } else {
-        Sign::None
-    }
+    strip_between(share(counts[0]), share(counts[1]))
 }
 
 struct Axes {
