@@ -204,6 +204,8 @@ function setViewBox() {
 function fit() {
   const m = app.scenario.map;
   svg.style.aspectRatio = `${m.width_in} / ${m.height_in}`;
+  // The landscape layouts size the map's box from its proportions (style.css).
+  document.documentElement.style.setProperty("--map-ratio", String(m.width_in / m.height_in));
   app.vb = { x: 0, y: 0, w: m.width_in, h: m.height_in };
   setViewBox();
 }
@@ -666,6 +668,7 @@ function systemRows(r) {
     return [
       ["Hex", `(${x.hex.col}, ${x.hex.row}), facing (${x.faces.col}, ${x.faces.row})`, { id: "hexat" }],
       ["Shooting", [x.may_shoot ? "" : h("div", null, "moved this turn: may not shoot"), shots.length ? shots : "no target"], { id: "shots" }],
+      x.arm && ["Morale", moraleForm(r), { id: "morale" }],
     ];
   }
   if (r.nbc) {
@@ -679,6 +682,25 @@ function systemRows(r) {
     ];
   }
   return [];
+}
+
+/** One Hour Wargames' morale test for a tapped unit: "Test morale whenever a unit takes
+ *  any hits and is diced for after all attacks on the units are complete. Roll two D6
+ *  and sum the score". The table shows no hit markers, so the player gives the hits (a
+ *  unit with more than 8 is already routed); a unit whose commander a failed test took
+ *  ("must remove the commander and is not routed") says so, for its next failure routs
+ *  it. The server reads the commander and "Entrenched units never take moral checks"
+ *  from the scenario and the hex. */
+function moraleForm(r) {
+  const hits = h("input", { id: "moralehits", type: "number", min: 0, max: 8, value: 1, inputMode: "numeric", "aria-label": "Hits on the unit" });
+  const lost = r.hex.commander ? h("input", { id: "commanderlost", type: "checkbox" }) : null;
+  return h("div", { className: "row" },
+    h("label", null, "Hits ", hits),
+    lost && h("label", null, lost, " commander lost"),
+    h("button", { id: "moraleroll", onclick: () => {
+      showPanel("dice");
+      roll({ morale: { unit: r.id, hits: Number(hits.value), commander_lost: lost ? lost.checked : false } });
+    } }, "Test morale"));
 }
 
 // ---------- naming a piece the tracker took for another ----------
@@ -1063,6 +1085,16 @@ function rollEls(r) {
       mods.length ? h("ul", null, mods) : null,
       h("p", { id: "hits" }, h("b", null, `${r.result.hits} hit${r.result.hits === 1 ? "" : "s"}`)), id];
   }
+  if (r.result && r.result.outcome && r.unit) {
+    // One Hour Wargames' morale: 2D6 against the hits; "less than or equal to the
+    // unit's hits" fails.
+    const m = r.result;
+    const said = { passed: "passes", "commander-lost": "fails: the commander is removed, the unit stays", routed: "fails: routed and removed from play", "not-tested": "is entrenched: \"Entrenched units never take moral checks\"" }[m.outcome];
+    return [h("p", { id: "rollresult" }, h("b", null, `${nameOf(r.unit)} tests morale`)),
+      h("p", null, `${m.hits} hit${m.hits === 1 ? "" : "s"}${r.commander ? ", commander attached" : ""}${m.dice.length ? `: 2D6 scores ${m.total}, ${m.total > m.hits ? "more than" : "not more than"} the hits` : ""}`),
+      m.dice.length ? h("div", null, diceEls(m.dice.map((d) => ({ face: d, hit: m.total > m.hits })))) : null,
+      h("p", { id: "moraleout", className: m.outcome === "passed" || m.outcome === "not-tested" ? "good" : "bad" }, h("b", null, `${nameOf(r.unit)} ${said}`)), id];
+  }
   if (r.fire && r.result && r.result.plan) {
     // NBC: a battery's dice, hits on 5+ (6 disordered), misses re-rolled once if earned.
     const pl = r.result.plan;
@@ -1172,6 +1204,7 @@ function drawText(d) {
   if (v.gun && v.volley) return `bombardment: ${nameOf(v.gun)} → ${nameOf(v.target)}, ${v.text.split("\n")[0]}`;
   if (v.text) return `${d.kind}: ${v.text.split("\n")[0]}`;
   if (v.shooter) return `shot: ${nameOf(v.shooter)} → ${nameOf(v.target)}, ${v.result.hits} hits`;
+  if (v.unit && v.result && v.result.outcome) return `morale: ${nameOf(v.unit)} with ${v.result.hits} hits, ${v.result.dice.length ? `2D6 ${v.result.total}, ` : ""}${v.result.outcome.replace(/-/g, " ")}`;
   if (v.gun && v.result && v.result.plan) return `battery: ${nameOf(v.gun)} → ${nameOf(v.target)}, ${v.result.hits} hits`;
   if (v.draw) return `chit drawn (${sideOf(v.draw.chit.side) ? sideOf(v.draw.chit.side).name : v.draw.chit.side})`;
   if (v.attempt) return `${commandName(v.attempt.hq)} rolled ${v.die} to ${v.attempt.kind}: ${v.success ? "success" : "failed"}`;

@@ -216,6 +216,48 @@ async function main() {
       assert.equal(code, 422);
       assert.equal(why, `${refused[0]} may not shoot ${refused[1].target}: ${refused[1].reason}`);
       assert.equal((await post({ combat: [refused[0], "ghost"] }))[0], 404);
+      // A morale test rolled from the page: "Roll two D6 and sum the score ... If the score is
+      // less than or equal to the unit's hits, the unit has failed". With 8 hits a total of 8 or
+      // less fails; the 2nd Brigade has its commander, who is lost in its place; once he
+      // is lost, a failure routs the unit.
+      for (const [lost, failed] of [[false, "commander-lost"], [true, "routed"]]) {
+        await page.click("#clear");
+        await tapPiece(page, "b-inf-2");
+        await page.waitForSelector("#moraleroll");
+        assert.ok(inView(await page.locator("#moraleroll").boundingBox(), vp), `the morale test in view at ${vp.name}`);
+        await page.fill("#moralehits", "8");
+        if (lost) await page.check("#commanderlost");
+        await page.click("#moraleroll");
+        await page.waitForSelector("#moraleout");
+        const m = await page.evaluate(() => window.aide.lastDice);
+        assert.equal(m.unit, "b-inf-2");
+        assert.equal(m.commander, !lost);
+        assert.equal(m.result.hits, 8);
+        assert.equal(m.result.dice.length, 2);
+        assert.equal(m.result.total, m.result.dice[0] + m.result.dice[1]);
+        assert.equal(m.result.outcome, m.result.total <= 8 ? failed : "passed", `2D6 ${m.result.total} against 8 hits`);
+        assert.equal(await page.locator("#diceout .die").count(), 2);
+        assert.match(await page.textContent("#diceout"), new RegExp(`8 hits.*2D6 scores ${m.result.total}`));
+        assert.match(await page.textContent("#moraleout"), m.result.outcome === "passed" ? /passes$/ : lost ? /routed/ : /commander is removed/);
+        assert.ok(inView(await page.locator("#moraleout").boundingBox(), vp), "the morale result in view");
+      }
+      await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-morale.png`) });
+      // The same seed gives the same dice and the rule's outcome; 1 hit always passes
+      // (2D6 is at least 2); 9 hits is refused: "routed and removed from play when they
+      // exceed 8 hits".
+      const seeded = await page.evaluate(async () => {
+        const one = async (hits) => (await fetch("/api/roll", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ morale: { unit: "r-inf-2", hits }, seed: "r00000000000004d2" }) })).json();
+        return [await one(5), await one(5), await one(1)];
+      });
+      assert.deepEqual(seeded[0].result.dice, seeded[1].result.dice);
+      assert.equal(seeded[0].result.outcome, seeded[0].result.total <= 5 ? "routed" : "passed");
+      assert.equal(seeded[2].result.outcome, "passed");
+      const [c9, why9] = await post({ morale: { unit: "r-inf-2", hits: 9 } });
+      assert.equal(c9, 422);
+      assert.match(why9, /exceed 8 hits/);
+      // Logged like every roll.
+      await page.click("#log");
+      await page.waitForFunction(() => [...document.querySelectorAll("#logout li")].some((l) => /morale: 2nd Brigade/.test(l.textContent)));
 
       // ---------- NBC ----------
       await open("nbc-demo", vp);
@@ -251,6 +293,16 @@ async function main() {
       const fire = await page.evaluate(() => window.aide.lastDice.result);
       assert.equal(await page.locator("#diceout .die").count(), fire.first.length + fire.rerolled.length);
       await page.screenshot({ path: path.join(shots, `nbc-${vp.name}-fire.png`) });
+      // Close combat is not in the NBC text the project has: two units in contact are
+      // refused with that reason, not with "not within Long range".
+      const foot = nbc.pieces.find((r) => !/artillery/.test(r.kind) && r.nbc.contact_zone.length && !r.nbc.artillery.length);
+      assert.ok(foot, "a unit with an enemy in its contact zone");
+      const cc = await page.evaluate(async (pair) => {
+        const r = await fetch("/api/roll", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ combat: pair }) });
+        return [r.status, (await r.json()).error];
+      }, [foot.id, foot.nbc.contact_zone[0].id]);
+      assert.equal(cc[0], 422);
+      assert.match(cc[1], /not a battery.*Close Combat are not in the rules text/);
       // The ruler in centimetres.
       await page.click("#clear");
       await page.click("#ruler");
@@ -306,10 +358,26 @@ async function main() {
       window.__csp = [];
       document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
     });
-    for (const [w, hgt] of [[768, 1024], [1024, 768]]) {
+    for (const [w, hgt] of [[768, 1024], [1024, 768], [1180, 820]]) {
       await page.setViewportSize({ width: w, height: hgt });
       await page.goto(urls.demo);
       await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+      // No grey band: the map's box has the map's proportions (nothing letterboxed inside
+      // it), and across the screen the map, the zoom buttons when they stand beside it,
+      // and the panel leave no gap.
+      const box = async (sel) => page.locator(sel).boundingBox();
+      const [m, z, sd] = [await box("#map"), await box("#zoom"), await box("#side")];
+      const tag = `${w}x${hgt}: map ${m.x},${m.y} ${m.width}x${m.height}, zoom ${z.x},${z.y} ${z.width}x${z.height}, panel ${sd.x} ${sd.width}`;
+      assert.ok(Math.abs(m.width / m.height - 1.5) < 0.01, `map box in the map's 3:2, ${tag}`);
+      assert.ok(m.x <= 1, tag);
+      if (w > hgt) {
+        const beside = z.x >= m.x + m.width - 1 ? z.width : 0;
+        assert.ok(Math.abs(sd.x - (m.x + m.width + beside)) <= 3, `the map fills the width the panel leaves, ${tag}`);
+        assert.ok(sd.x + sd.width >= w - 1 && sd.width >= 240, tag);
+        assert.ok(m.y + m.height <= hgt && sd.y + sd.height <= hgt + 0.5, `map and panel on the screen, ${tag}`);
+      } else {
+        assert.ok(Math.abs(m.width - w) <= 1, `the map spans the width, ${tag}`);
+      }
       await tapPiece(page, "red-2-inf-1");
       await page.waitForSelector('#info h3[data-key="red-2-inf-1"]');
       assert.ok(inView(await page.locator("#command").boundingBox(), { width: w, height: hgt }), `verdict in view at ${w}x${hgt}`);
