@@ -126,6 +126,13 @@ const ROUTES: &[(&str, &str, Input, Schema)] = &[
     ("get", "/api/log/{seq}", Input::Query, &[]),
     ("get", "/api/evidence.jpg", Input::Query, &[("seat", Side)]),
     ("get", "/api/log/{seq}/picture.jpg", Input::Query, &[]),
+    ("get", "/api/camera-check", Input::Query, &[("seat", Side)]),
+    (
+        "get",
+        "/api/camera-check.jpg",
+        Input::Query,
+        &[("seat", Side)],
+    ),
     (
         "post",
         "/api/identify",

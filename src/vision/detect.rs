@@ -186,7 +186,8 @@ pub fn detect_sampled(
         w,
         pixels: vec![None; (w * h) as usize],
     };
-    // The paint and paper the reference takes for ink: (x, y, colour).
+    // The paint and paper the reference takes for ink, where it does not know all the
+    // map (see below): (x, y, colour).
     let mut explained: Vec<(u32, u32, [u8; 3])> = Vec::new();
     // Each region's tile bounds: first and last tile column and row.
     let mut bounds: Vec<[u32; 4]> = Vec::new();
@@ -239,8 +240,12 @@ pub fn detect_sampled(
                 Class::Map | Class::Skin => continue,
             };
             // Ink of the printed map that looks like paint or paper.
-            if reference.as_ref().is_some_and(|r| r.explains(x, y, rgb)) {
-                explained.push((x, y, rgb));
+            if let Some(r) = &reference
+                && r.explains(x, y, rgb)
+            {
+                if !r.knows_all() {
+                    explained.push((x, y, rgb));
+                }
                 continue;
             }
             crops[r - 1].put_pixel(

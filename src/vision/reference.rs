@@ -325,6 +325,12 @@ impl MatchedReference<'_> {
         self.reference.at(x, y).is_some()
     }
 
+    /// Whether the reference knows every pixel of the map (a map image, a photo of the
+    /// empty table): then no ink runs on past what it knows.
+    pub fn knows_all(&self) -> bool {
+        self.reference.known.is_none()
+    }
+
     /// The colour the frame should show at map-plane pixel (x, y) if nothing stood there.
     fn expected(&self, x: u32, y: u32) -> Option<[f64; 3]> {
         let r = self.reference.at(x, y)?;
