@@ -224,7 +224,11 @@ async function main() {
         await page.click("#clear");
         await tapPiece(page, "b-inf-2");
         await page.waitForSelector("#moraleroll");
+        // In portrait the test is under the verdict at once; in landscape the panel beside
+        // the map is 346 px high and the player scrolls it to the test, below the shots.
+        if (vp.width > vp.height) await page.locator("#moraleroll").scrollIntoViewIfNeeded();
         assert.ok(inView(await page.locator("#moraleroll").boundingBox(), vp), `the morale test in view at ${vp.name}`);
+        assert.equal(await page.evaluate(() => window.scrollY), 0, "the page itself does not scroll");
         await page.fill("#moralehits", "8");
         if (lost) await page.check("#commanderlost");
         await page.click("#moraleroll");
