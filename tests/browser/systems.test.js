@@ -386,10 +386,11 @@ async function main() {
       await page.waitForSelector('#info h3[data-key="red-2-inf-1"]');
       assert.ok(inView(await page.locator("#command").boundingBox(), { width: w, height: hgt }), `verdict in view at ${w}x${hgt}`);
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= w, `no sideways scroll at ${w}x${hgt}`);
+      // The tapped piece's verdict beside (or under) the map: docs/serve-tablet.png.
+      await page.screenshot({ path: path.join(shots, `tablet-${w}x${hgt}.png`) });
       await page.click("#list");
       await page.click("#dice");
       assert.deepEqual(await page.evaluate(() => window.__csp), [], "no CSP violation");
-      await page.screenshot({ path: path.join(shots, `tablet-${w}x${hgt}.png`) });
     }
     await page.unrouteAll();
 
