@@ -1019,11 +1019,14 @@ function setMe(side) {
 $("me").onchange = () => { setMe($("me").value); listView(); };
 
 /** "My pieces out of command", "enemy pieces that can see mine" and the like, from the
- *  report the page holds; each line selects its piece. */
+ *  report the page holds; each line selects its piece. One Hour Wargames has no command
+ *  range, so its list asks its own questions instead: which of my units may shoot, and
+ *  which enemies may shoot mine (its report's `can_see` is the shots the rules allow). */
 function listView() {
   const me = app.me;
   const reps = (app.report ? app.report.pieces : []).filter((r) => piece(r.id));
   const mine = reps.filter((r) => r.side === me);
+  const ohw = reps.some((r) => r.hex);
   const outOfCommand = mine.filter((r) => (r.nbc && r.nbc.command ? !r.nbc.command.in_command : r.in_command === false));
   const mineIds = new Set(mine.map((r) => r.id));
   const seeing = reps.filter((r) => r.side !== me).map((r) => ({ r, sees: r.can_see.filter((id) => mineIds.has(id)) })).filter((x) => x.sees.length);
@@ -1033,9 +1036,13 @@ function listView() {
   const item = (id, text) => h("li", null, h("button", { className: "listbtn", "data-id": id, onclick: () => { app.sel = []; select(id); } }, swatch(piece(id) && piece(id).side), " ", text));
   const section = (id, title, items) => h("section", { id, className: "q" }, h("h3", null, `${title} (${items.length})`),
     items.length ? h("ul", null, items) : h("p", { className: "hint" }, "none"));
+  const shooting = mine.map((r) => ({ r, shots: r.hex ? r.hex.shots.filter((x) => x.allowed) : [] })).filter((x) => x.shots.length);
+  const hexes = (n) => `${n} ${n === 1 ? "hex" : "hexes"}`;
   show("listout",
-    section("q-command", "My pieces out of command", outOfCommand.map((r) => item(r.id, `${nameOf(r.id)}: ${commandText(r).text}`))),
-    section("q-seen", "Enemy pieces that can see mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} sees ${names(sees)}`))),
+    ohw ? section("q-shots", "My units that may shoot", shooting.map(({ r, shots }) => item(r.id, `${nameOf(r.id)} → ${shots.map((x) => `${nameOf(x.target)} (${hexes(x.range_hex)})`).join(", ")}`)))
+      : section("q-command", "My pieces out of command", outOfCommand.map((r) => item(r.id, `${nameOf(r.id)}: ${commandText(r).text}`))),
+    ohw ? section("q-seen", "Enemy units that may shoot mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} → ${names(sees)}`)))
+      : section("q-seen", "Enemy pieces that can see mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} sees ${names(sees)}`))),
     section("q-flanked", "My pieces flanked", flanked.map((r) => item(r.id, `${nameOf(r.id)} by ${flankers(r).join(", ")}`))),
     inFof.length ? section("q-fof", "My pieces in an enemy field of fire", inFof.map((r) => item(r.id, `${nameOf(r.id)}: ${names(r.in_fof_of)}`))) : null,
     spent.length ? section("q-spent", "My spent pieces", spent.map((p) => item(p.id, nameOf(p)))) : null);

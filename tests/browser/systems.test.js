@@ -262,6 +262,23 @@ async function main() {
       // Logged like every roll.
       await page.click("#log");
       await page.waitForFunction(() => [...document.querySelectorAll("#logout li")].some((l) => /morale: 2nd Brigade/.test(l.textContent)));
+      // The list asks One Hour Wargames' questions: no command range in these rules, so
+      // no "out of command"; my units that may shoot, and enemies that may shoot mine, as
+      // the report's allowed shots have them.
+      await page.click("#clear");
+      await page.click("#list");
+      await page.selectOption("#me", "blue");
+      assert.equal(await page.locator("#q-command").count(), 0, "no command question in OHW");
+      const allowed = (r) => r.hex.shots.filter((s) => s.allowed).map((s) => s.target);
+      const shooters = ohw.pieces.filter((r) => r.side === "blue" && allowed(r).length).map((r) => r.id).sort();
+      const threats = ohw.pieces.filter((r) => r.side === "red" && allowed(r).some((t) => t.startsWith("b-"))).map((r) => r.id).sort();
+      assert.ok(shooters.length > 0 && threats.length > 0, `${shooters} / ${threats}`);
+      assert.deepEqual(await page.$$eval("#q-shots .listbtn", (bs) => bs.map((b) => b.dataset.id).sort()), shooters, "my units that may shoot");
+      assert.deepEqual(await page.$$eval("#q-seen .listbtn", (bs) => bs.map((b) => b.dataset.id).sort()), threats, "enemies that may shoot mine");
+      const line = await page.textContent(`#q-shots .listbtn[data-id="${shooters[0]}"]`);
+      const nearest = ohw.pieces.find((r) => r.id === shooters[0]).hex.shots.find((s) => s.allowed);
+      assert.ok(line.includes(`(${nearest.range_hex} ${nearest.range_hex === 1 ? "hex" : "hexes"})`), line);
+      await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-list.png`) });
 
       // ---------- NBC ----------
       await open("nbc-demo", vp);
