@@ -90,6 +90,31 @@ async function common(page, vp, name) {
   }
   await page.click("#clear");
   await page.click("#zoomfit");
+
+  // A tap zooms onto the piece and its neighbours (every piece within 4 in stays in the
+  // view), rings it, and names it in the verdict on the screen, the page unscrolled.
+  const hub = await page.evaluate(() => {
+    const ps = window.aide.table.pieces;
+    const near = (p) => ps.filter((q) => q !== p && Math.hypot(p.footprint.center.x - q.footprint.center.x, p.footprint.center.y - q.footprint.center.y) <= 4);
+    const p = ps.filter((q) => q.id && window.aide.report.pieces.some((r) => r.id === q.id)).reduce((b, q) => (near(q).length > near(b).length ? q : b));
+    return { id: p.id, near: near(p).map((q) => q.key) };
+  });
+  assert.ok(hub.near.length > 0, `${name}: a piece with neighbours`);
+  await tapPiece(page, hub.id);
+  await page.waitForSelector(`#info h3[data-key="${hub.id}"]`);
+  const zoomed = await page.evaluate((keys) => {
+    const a = window.aide, v = a.vb;
+    const inBox = (k) => a.table.pieces.find((p) => p.key === k).footprint.center;
+    return { w: v.w, out: keys.filter((k) => { const c = inBox(k); return !(c.x >= v.x && c.x <= v.x + v.w && c.y >= v.y && c.y <= v.y + v.h); }) };
+  }, hub.near);
+  assert.ok(zoomed.w < sc.map.width_in, `${name} ${vp.name}: zoomed in (${zoomed.w} of ${sc.map.width_in} in)`);
+  assert.deepEqual(zoomed.out, [], `${name} ${vp.name}: neighbours of ${hub.id} out of the view`);
+  assert.equal(await page.locator("#marks .pmark.sel circle.ring.sel").count(), 1, `${name}: the selection is ringed`);
+  assert.ok(inView(await page.locator("#info h3").boundingBox(), vp), `${name} ${vp.name}: the verdict in view`);
+  assert.equal(await page.evaluate(() => window.scrollY), 0, `${name}: no scrolling`);
+  await page.screenshot({ path: path.join(shots, `${name}-${vp.name}-tap.png`) });
+  await page.click("#clear");
+  await page.click("#zoomfit");
 }
 
 async function main() {
@@ -291,6 +316,10 @@ async function main() {
       const c = flanked.nbc.command;
       assert.equal(await page.textContent("#command"),
         `${c.in_command ? "in" : "OUT of"} command by ${Math.abs(c.margin_cm).toFixed(2)} cm (${await page.evaluate((id) => window.aide.nameOf(id), c.commander)}, radius ${c.radius_cm} cm)`);
+      // The verdict readable beside the map too: at most four lines (six in landscape,
+      // when the terms' column was as wide as "Army commander").
+      const [cmdH, cmdFont] = await page.$eval("#command", (e) => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).fontSize)]);
+      assert.ok(cmdH <= cmdFont * 1.25 * 4, `${vp.name}: the command verdict ${cmdH} px high at ${cmdFont} px type`);
       const terms = await page.$$eval("#info dt", (ds) => ds.map((d) => d.textContent));
       assert.equal(terms.filter((t) => t === "Flanked by").length, 1, `terms: ${terms}`);
       assert.equal(new Set(terms).size, terms.length, "no line twice");
