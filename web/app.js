@@ -1448,7 +1448,8 @@ async function start() {
     $("me").add(new Option(s.name, s.id));
   }
   for (const c of app.scenario.commands) $("alterhq").add(new Option(`${c.name} (${c.alter})`, c.id));
-  if (!app.scenario.commands.length) $("cup").hidden = true;
+  // The chit cup is Pub Battles' (the server refuses it under other rules, and says why).
+  if (!app.scenario.commands.length || !/^pub-battles/.test(app.scenario.rules)) $("cup").hidden = true;
   setMe(app.seat.side || app.scenario.sides[0].id);
   comboButton();
   fit();

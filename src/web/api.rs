@@ -948,6 +948,7 @@ fn cup_view(
     asked: Option<&str>,
     cup: &ChitCup,
 ) -> Result<crate::dice::chits::CupView, ApiError> {
+    cup_in_the_rules(state)?;
     if let Some(side) = asked {
         check_side(state, side)?;
     }
@@ -981,6 +982,7 @@ async fn change_cup<T: Serialize + Send + 'static>(
     + Send
     + 'static,
 ) -> Result<(T, crate::dice::chits::CupView), ApiError> {
+    cup_in_the_rules(state)?;
     let state = state.clone();
     blocking(move || {
         let snap = state.current();
@@ -1027,6 +1029,25 @@ pub async fn chits(
     let Query(q) = query?;
     let cup = state.cup.lock().expect("cup lock");
     Ok(Json(cup_view(&state, &viewer, q.viewer.as_deref(), &cup)?))
+}
+
+/// The chit cup is Pub Battles' ("Chits in the bag", Delay and Jump, eight day turns and a
+/// night turn): other rule books are refused (422) with the reason. One Hour Wargames
+/// plays alternate turns with an event card; NBC chooses each Formation with Command
+/// Cards, a Bye Card and a Command Pot whose procedure is missing from its text.
+fn cup_in_the_rules(state: &AppState) -> Result<(), ApiError> {
+    let why = match state.scenario.rules {
+        RulesId::PubBattles32 | RulesId::PubBattles30 | RulesId::PubBattlesQuickStart => {
+            return Ok(());
+        }
+        RulesId::OhwHex => {
+            "One Hour Wargames has no chit cup: players alternate turns, each opening with an event card"
+        }
+        RulesId::Nbc => {
+            "NBC has no chit cup: a Formation moves when chosen with its Command Card (and the Bye Card), and the Command Pot's procedure is not in the rules text (v1.1 pages 1-24)"
+        }
+    };
+    Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why))
 }
 
 /// Refuse a spectator: the cup is the players'.

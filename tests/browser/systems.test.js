@@ -112,6 +112,8 @@ async function common(page, vp, name) {
   assert.equal(await page.locator("#marks .pmark.sel circle.ring.sel").count(), 1, `${name}: the selection is ringed`);
   assert.ok(inView(await page.locator("#info h3").boundingBox(), vp), `${name} ${vp.name}: the verdict in view`);
   assert.equal(await page.evaluate(() => window.scrollY), 0, `${name}: no scrolling`);
+  const hubTerms = await page.$$eval("#info dt", (ds) => ds.map((d) => d.textContent));
+  assert.equal(new Set(hubTerms).size, hubTerms.length, `${name}: no line twice: ${hubTerms}`);
   await page.screenshot({ path: path.join(shots, `${name}-${vp.name}-tap.png`) });
   await page.click("#clear");
   await page.click("#zoomfit");
@@ -233,10 +235,10 @@ async function main() {
       await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-shot.png`) });
       // A shot the rules refuse is refused with their reason (422), an unknown piece 404.
       const refused = ohw.pieces.flatMap((r) => (r.hex ? r.hex.shots.filter((s) => !s.allowed).map((s) => [r.id, s]) : []))[0];
-      const post = (body) => page.evaluate(async (body) => {
-        const r = await fetch("/api/roll", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const post = (body, route = "/api/roll") => page.evaluate(async ([body, route]) => {
+        const r = await fetch(route, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
         return [r.status, (await r.json()).error];
-      }, body);
+      }, [body, route]);
       const [code, why] = await post({ combat: [refused[0], refused[1].target] });
       assert.equal(code, 422);
       assert.equal(why, `${refused[0]} may not shoot ${refused[1].target}: ${refused[1].reason}`);
@@ -284,6 +286,11 @@ async function main() {
       const [c9, why9] = await post({ morale: { unit: "r-inf-2", hits: 9 } });
       assert.equal(c9, 422);
       assert.match(why9, /exceed 8 hits/);
+      // No chit cup in One Hour Wargames: alternate turns, each with an event card.
+      assert.equal(await page.isVisible("#cup"), false, "no Chits button under OHW");
+      const [ohwCup, ohwWhy] = await post({}, "/api/chits/end-turn");
+      assert.equal(ohwCup, 422);
+      assert.match(ohwWhy, /^One Hour Wargames has no chit cup/);
       // Logged like every roll.
       await page.click("#log");
       await page.waitForFunction(() => [...document.querySelectorAll("#logout li")].some((l) => /morale: 2nd Brigade/.test(l.textContent)));
@@ -353,6 +360,14 @@ async function main() {
       }, [foot.id, foot.nbc.contact_zone[0].id]);
       assert.equal(cc[0], 422);
       assert.match(cc[1], /not a battery.*Close Combat are not in the rules text/);
+      // No chit cup: it is Pub Battles' (Delay, Jump, night turns); NBC picks Formations
+      // with Command Cards and a Command Pot its text does not describe. The page offers
+      // no Chits; the server refuses the cup with that reason.
+      assert.equal(await page.isVisible("#cup"), false, "no Chits button under NBC");
+      const [drawCode, drawWhy] = await post({ viewer: "blue" }, "/api/chits/draw");
+      assert.equal(drawCode, 422);
+      assert.match(drawWhy, /^NBC has no chit cup: .*Command Card.*Command Pot/);
+      assert.equal(await page.evaluate(async () => (await fetch("/api/chits")).status), 422);
       // The ruler in centimetres.
       await page.click("#clear");
       await page.click("#ruler");
