@@ -904,10 +904,20 @@ function rollWord() {
   if (rules === "nbc") return "battery fire";
   return "combat";
 }
+/** Why a tapped pair starting with `a` has no roll under the scenario's rules, or null:
+ *  NBC rolls a battery's fire only, for its Firefight and Close Combat are not in the
+ *  rules text (the server refuses them in the same words). */
+function noPairRoll(a) {
+  const p = piece(a);
+  if (app.scenario.rules !== "nbc" || !p || /artillery/.test(p.kind)) return null;
+  return `${nameOf(p)} is no battery: NBC's Firefight and Close Combat are not in the rules text, so their dice are rolled with dice notation`;
+}
 function comboButton() {
   const b = $("combatbtn");
-  b.disabled = app.sel.length !== 2 || !app.sel.every((k) => pieceReport(k));
+  const two = app.sel.length === 2 && app.sel.every((k) => pieceReport(k));
+  b.disabled = !two || !!noPairRoll(app.sel[0]);
   b.textContent = b.disabled ? `Tap two pieces to roll their ${rollWord()}` : `Roll ${rollWord()}: ${nameOf(app.sel[0])} → ${nameOf(app.sel[1])}`;
+  if (two && b.disabled) b.textContent = `No ${rollWord()}: ${nameOf(app.sel[0])} is no battery`;
 }
 
 function showPair(a, b, m, s) {
@@ -928,7 +938,8 @@ function showPair(a, b, m, s) {
       ["Sight", s.can_see ? `${nameOf(a)} sees ${nameOf(b)}${seenOver}` : `cannot see: ${blocked}`, { id: "sight", className: s.can_see ? "good" : "bad" }],
       ["Range", `${lengthText(s.distance_in)} of ${lengthText(s.range_in)}`, { id: "sightrange" }],
     ]),
-    h("button", { id: "pairroll", onclick: () => { showPanel("dice"); rollPair(); } }, `Roll this ${rollWord()}`));
+    noPairRoll(a) ? h("p", { id: "pairnoroll", className: "hint" }, noPairRoll(a))
+      : h("button", { id: "pairroll", onclick: () => { showPanel("dice"); rollPair(); } }, `Roll this ${rollWord()}`));
 }
 
 // ---------- ruler ----------

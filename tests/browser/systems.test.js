@@ -360,6 +360,20 @@ async function main() {
       }, [foot.id, foot.nbc.contact_zone[0].id]);
       assert.equal(cc[0], 422);
       assert.match(cc[1], /not a battery.*Close Combat are not in the rules text/);
+      // The page offers no roll for such a pair and says why, in place of the button.
+      await page.click("#clear");
+      await tapPiece(page, foot.id);
+      await page.waitForSelector(`#info h3[data-key="${foot.id}"]`);
+      await tapPiece(page, foot.nbc.contact_zone[0].id);
+      await page.waitForSelector("#pairnoroll");
+      assert.equal(await page.locator("#pairroll").count(), 0, "no roll offered for two units");
+      assert.match(await page.textContent("#pairnoroll"), /is no battery: NBC's Firefight and Close Combat are not in the rules text/);
+      // Under the pair's distance and sight: in view in portrait, a scroll of the panel
+      // beside the map in landscape (as the roll button is).
+      assert.ok(inView(await page.locator("#distance").boundingBox(), vp), "the pair's distance in view");
+      if (vp.width > vp.height) await page.locator("#pairnoroll").scrollIntoViewIfNeeded();
+      assert.ok(inView(await page.locator("#pairnoroll").boundingBox(), vp), `the reason in view at ${vp.name}`);
+      assert.equal(await page.isDisabled("#combatbtn"), true);
       // No chit cup: it is Pub Battles' (Delay, Jump, night turns); NBC picks Formations
       // with Command Cards and a Command Pot its text does not describe. The page offers
       // no Chits; the server refuses the cup with that reason.
