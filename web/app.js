@@ -648,8 +648,10 @@ function showPiece(c) {
       (pub || r.nbc) && ["Command", cmd.text, { id: "command", className: cmd.cls, "data-margin": cmd.margin ?? "" }],
       ["Terrain", terrain, { id: "terrainv" }],
       pub && ["In FoF of", fof, { id: "infof" }],
-      ["Can see", names(r.can_see), { id: "cansee" }],
-      ["Flanked by", flanked.join(", ") || "none", { id: "flanked", className: flanked.length ? "bad" : "" }],
+      // One Hour Wargames has no flank rule, and its sight is the Shooting row's: each
+      // target with its reason (its report's `can_see` is the allowed shots alone).
+      !r.hex && ["Can see", names(r.can_see), { id: "cansee" }],
+      !r.hex && ["Flanked by", flanked.join(", ") || "none", { id: "flanked", className: flanked.length ? "bad" : "" }],
       pub && r.in_contact_with.length && ["Contact", names(r.in_contact_with)],
       r.supported_by && ["Support", nameOf(r.supported_by)],
       r.in_road_column && ["Road", "in road column"],
@@ -1054,7 +1056,7 @@ function listView() {
       : section("q-command", "My pieces out of command", outOfCommand.map((r) => item(r.id, `${nameOf(r.id)}: ${commandText(r).text}`))),
     ohw ? section("q-seen", "Enemy units that may shoot mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} → ${names(sees)}`)))
       : section("q-seen", "Enemy pieces that can see mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} sees ${names(sees)}`))),
-    section("q-flanked", "My pieces flanked", flanked.map((r) => item(r.id, `${nameOf(r.id)} by ${flankers(r).join(", ")}`))),
+    ohw ? null : section("q-flanked", "My pieces flanked", flanked.map((r) => item(r.id, `${nameOf(r.id)} by ${flankers(r).join(", ")}`))),
     inFof.length ? section("q-fof", "My pieces in an enemy field of fire", inFof.map((r) => item(r.id, `${nameOf(r.id)}: ${names(r.in_fof_of)}`))) : null,
     spent.length ? section("q-spent", "My spent pieces", spent.map((p) => item(p.id, nameOf(p)))) : null);
 }

@@ -220,6 +220,14 @@ async function main() {
       assert.equal(Number(await page.getAttribute("#distance", "data-rules")), far[1].range_hex);
       assert.equal(await page.textContent("#distance"), `${far[1].range_hex} hexes`);
       assert.doesNotMatch(await page.textContent("#sightrange"), /\d\.\d|in\b/, "sight range in whole hexes");
+      // A tapped unit's lines are OHW's: its hex and shots, no flank (OHW has no flank
+      // rule) and no "Can see" saying again what the Shooting line says with reasons.
+      await page.click("#clear");
+      await tapPiece(page, far[0]);
+      await page.waitForSelector(`#info h3[data-key="${far[0]}"]`);
+      const ohwTerms = await page.$$eval("#info dt", (ds) => ds.map((d) => d.textContent));
+      assert.ok(ohwTerms.includes("Hex") && ohwTerms.includes("Shooting"), `${ohwTerms}`);
+      assert.ok(!ohwTerms.includes("Flanked by") && !ohwTerms.includes("Can see"), `${ohwTerms}`);
       // A shot rolled from the page.
       const shot = ohw.pieces.flatMap((r) => (r.hex ? r.hex.shots.filter((s) => s.allowed).map((s) => [r.id, s]) : []))[0];
       await page.click("#clear");
@@ -307,6 +315,7 @@ async function main() {
       assert.ok(shooters.length > 0 && threats.length > 0, `${shooters} / ${threats}`);
       assert.deepEqual(await page.$$eval("#q-shots .listbtn", (bs) => bs.map((b) => b.dataset.id).sort()), shooters, "my units that may shoot");
       assert.deepEqual(await page.$$eval("#q-seen .listbtn", (bs) => bs.map((b) => b.dataset.id).sort()), threats, "enemies that may shoot mine");
+      assert.equal(await page.locator("#q-flanked").count(), 0, "no flank question in OHW");
       const line = await page.textContent(`#q-shots .listbtn[data-id="${shooters[0]}"]`);
       const nearest = ohw.pieces.find((r) => r.id === shooters[0]).hex.shots.find((s) => s.allowed);
       assert.ok(line.includes(`(${nearest.range_hex} ${nearest.range_hex === 1 ? "hex" : "hexes"})`), line);
