@@ -45,6 +45,8 @@ enum Field {
     Seed,
     /// "delay" or "jump".
     AlterKind,
+    /// A One Hour Wargames morale test: `{"unit": UNIT, "hits": N, "commander_lost": B}`.
+    Morale,
 }
 
 use Field::*;
@@ -53,8 +55,8 @@ use Field::*;
 type Schema = &'static [(&'static str, Field)];
 
 /// Every route the server has, as the client sees it: method, path (`{…}` for a path
-/// parameter), what it reads and the fields it reads (for a roll, `notation`, `combat`
-/// and `bombard` are alternatives: one is sent).
+/// parameter), what it reads and the fields it reads (for a roll, `notation`, `combat`,
+/// `bombard` and `morale` are alternatives: one is sent).
 const ROUTES: &[(&str, &str, Input, Schema)] = &[
     ("get", "/", Input::Query, &[]),
     ("get", "/app.js", Input::Query, &[]),
@@ -93,6 +95,7 @@ const ROUTES: &[(&str, &str, Input, Schema)] = &[
             ("notation", Notation),
             ("combat", Pair),
             ("bombard", Pair),
+            ("morale", Morale),
             ("seed", Seed),
         ],
     ),
@@ -360,8 +363,24 @@ fn server() -> &'static Fuzzed {
 
 /// Field names the handlers read.
 const KEYS: &[&str] = &[
-    "notation", "combat", "bombard", "seed", "viewer", "kind", "hq", "command", "in_range", "unit",
-    "x_in", "y_in", "from", "to", "seat",
+    "notation",
+    "combat",
+    "bombard",
+    "seed",
+    "viewer",
+    "kind",
+    "hq",
+    "command",
+    "in_range",
+    "unit",
+    "x_in",
+    "y_in",
+    "from",
+    "to",
+    "seat",
+    "morale",
+    "hits",
+    "commander_lost",
 ];
 
 /// Strings worth trying: the server's own ids, points, roll ids, notations, kinds.
@@ -453,6 +472,22 @@ fn value(field: Field) -> BoxedStrategy<Value> {
         AlterKind => prop::sample::select(vec!["delay", "jump", "Delay", "skip"])
             .prop_map(Value::from)
             .boxed(),
+        // Hits around the rule's limit of 8, now and then any number.
+        Morale => (
+            known(&server().pieces),
+            prop_oneof![3 => (0u32..12).prop_map(Value::from), 1 => number()],
+            prop::option::weighted(0.5, any::<bool>()),
+        )
+            .prop_map(|(unit, hits, lost)| {
+                let mut m = Map::new();
+                m.insert("unit".to_owned(), unit);
+                m.insert("hits".to_owned(), hits);
+                if let Some(lost) = lost {
+                    m.insert("commander_lost".to_owned(), Value::from(lost));
+                }
+                Value::Object(m)
+            })
+            .boxed(),
     };
     prop_oneof![12 => right, 1 => json()].boxed()
 }
@@ -469,9 +504,10 @@ fn known(words: &[String]) -> BoxedStrategy<Value> {
 /// extractor and reach the handler's own checks. A roll sends one of its alternatives.
 fn fields(route: usize) -> BoxedStrategy<Map<String, Value>> {
     let (_, path, _, schema) = ROUTES[route];
-    // A roll's three alternatives are each sent a third of the time, so most rolls
-    // carry one; a seed goes with a third of them.
-    let present = if path == "/api/roll" { 0.34 } else { 0.95 };
+    // A roll's four alternatives are each sent a quarter of the time: two rolls in
+    // five carry exactly one, the others none or two (refused); a seed goes with a
+    // quarter of them.
+    let present = if path == "/api/roll" { 0.25 } else { 0.95 };
     let each: Vec<_> = schema
         .iter()
         .map(|&(name, field)| {

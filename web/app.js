@@ -204,6 +204,8 @@ function setViewBox() {
 function fit() {
   const m = app.scenario.map;
   svg.style.aspectRatio = `${m.width_in} / ${m.height_in}`;
+  // The landscape layouts size the map's box from its proportions (style.css).
+  document.documentElement.style.setProperty("--map-ratio", String(m.width_in / m.height_in));
   app.vb = { x: 0, y: 0, w: m.width_in, h: m.height_in };
   setViewBox();
 }
@@ -646,8 +648,10 @@ function showPiece(c) {
       (pub || r.nbc) && ["Command", cmd.text, { id: "command", className: cmd.cls, "data-margin": cmd.margin ?? "" }],
       ["Terrain", terrain, { id: "terrainv" }],
       pub && ["In FoF of", fof, { id: "infof" }],
-      ["Can see", names(r.can_see), { id: "cansee" }],
-      ["Flanked by", flanked.join(", ") || "none", { id: "flanked", className: flanked.length ? "bad" : "" }],
+      // One Hour Wargames has no flank rule, and its sight is the Shooting row's: each
+      // target with its reason (its report's `can_see` is the allowed shots alone).
+      !r.hex && ["Can see", names(r.can_see), { id: "cansee" }],
+      !r.hex && ["Flanked by", flanked.join(", ") || "none", { id: "flanked", className: flanked.length ? "bad" : "" }],
       pub && r.in_contact_with.length && ["Contact", names(r.in_contact_with)],
       r.supported_by && ["Support", nameOf(r.supported_by)],
       r.in_road_column && ["Road", "in road column"],
@@ -666,6 +670,7 @@ function systemRows(r) {
     return [
       ["Hex", `(${x.hex.col}, ${x.hex.row}), facing (${x.faces.col}, ${x.faces.row})`, { id: "hexat" }],
       ["Shooting", [x.may_shoot ? "" : h("div", null, "moved this turn: may not shoot"), shots.length ? shots : "no target"], { id: "shots" }],
+      x.arm && ["Morale", moraleForm(r), { id: "morale" }],
     ];
   }
   if (r.nbc) {
@@ -679,6 +684,25 @@ function systemRows(r) {
     ];
   }
   return [];
+}
+
+/** One Hour Wargames' morale test for a tapped unit: "Test morale whenever a unit takes
+ *  any hits and is diced for after all attacks on the units are complete. Roll two D6
+ *  and sum the score". The table shows no hit markers, so the player gives the hits (a
+ *  unit with more than 8 is already routed); a unit whose commander a failed test took
+ *  ("must remove the commander and is not routed") says so, for its next failure routs
+ *  it. The server reads the commander and "Entrenched units never take moral checks"
+ *  from the scenario and the hex. */
+function moraleForm(r) {
+  const hits = h("input", { id: "moralehits", type: "number", min: 0, max: 8, value: 1, inputMode: "numeric", "aria-label": "Hits on the unit" });
+  const lost = r.hex.commander ? h("input", { id: "commanderlost", type: "checkbox" }) : null;
+  return h("div", { className: "row" },
+    h("label", null, "Hits ", hits),
+    lost && h("label", null, lost, " commander lost"),
+    h("button", { id: "moraleroll", onclick: () => {
+      showPanel("dice");
+      roll({ morale: { unit: r.id, hits: Number(hits.value), commander_lost: lost ? lost.checked : false } });
+    } }, "Test morale"));
 }
 
 // ---------- naming a piece the tracker took for another ----------
@@ -882,10 +906,20 @@ function rollWord() {
   if (rules === "nbc") return "battery fire";
   return "combat";
 }
+/** Why a tapped pair starting with `a` has no roll under the scenario's rules, or null:
+ *  NBC rolls a battery's fire only, for its Firefight and Close Combat are not in the
+ *  rules text (the server refuses them in the same words). */
+function noPairRoll(a) {
+  const p = piece(a);
+  if (app.scenario.rules !== "nbc" || !p || /artillery/.test(p.kind)) return null;
+  return `${nameOf(p)} is no battery: NBC's Firefight and Close Combat are not in the rules text, so their dice are rolled with dice notation`;
+}
 function comboButton() {
   const b = $("combatbtn");
-  b.disabled = app.sel.length !== 2 || !app.sel.every((k) => pieceReport(k));
+  const two = app.sel.length === 2 && app.sel.every((k) => pieceReport(k));
+  b.disabled = !two || !!noPairRoll(app.sel[0]);
   b.textContent = b.disabled ? `Tap two pieces to roll their ${rollWord()}` : `Roll ${rollWord()}: ${nameOf(app.sel[0])} → ${nameOf(app.sel[1])}`;
+  if (two && b.disabled) b.textContent = `No ${rollWord()}: ${nameOf(app.sel[0])} is no battery`;
 }
 
 function showPair(a, b, m, s) {
@@ -906,7 +940,8 @@ function showPair(a, b, m, s) {
       ["Sight", s.can_see ? `${nameOf(a)} sees ${nameOf(b)}${seenOver}` : `cannot see: ${blocked}`, { id: "sight", className: s.can_see ? "good" : "bad" }],
       ["Range", `${lengthText(s.distance_in)} of ${lengthText(s.range_in)}`, { id: "sightrange" }],
     ]),
-    h("button", { id: "pairroll", onclick: () => { showPanel("dice"); rollPair(); } }, `Roll this ${rollWord()}`));
+    noPairRoll(a) ? h("p", { id: "pairnoroll", className: "hint" }, noPairRoll(a))
+      : h("button", { id: "pairroll", onclick: () => { showPanel("dice"); rollPair(); } }, `Roll this ${rollWord()}`));
 }
 
 // ---------- ruler ----------
@@ -997,11 +1032,14 @@ function setMe(side) {
 $("me").onchange = () => { setMe($("me").value); listView(); };
 
 /** "My pieces out of command", "enemy pieces that can see mine" and the like, from the
- *  report the page holds; each line selects its piece. */
+ *  report the page holds; each line selects its piece. One Hour Wargames has no command
+ *  range, so its list asks its own questions instead: which of my units may shoot, and
+ *  which enemies may shoot mine (its report's `can_see` is the shots the rules allow). */
 function listView() {
   const me = app.me;
   const reps = (app.report ? app.report.pieces : []).filter((r) => piece(r.id));
   const mine = reps.filter((r) => r.side === me);
+  const ohw = reps.some((r) => r.hex);
   const outOfCommand = mine.filter((r) => (r.nbc && r.nbc.command ? !r.nbc.command.in_command : r.in_command === false));
   const mineIds = new Set(mine.map((r) => r.id));
   const seeing = reps.filter((r) => r.side !== me).map((r) => ({ r, sees: r.can_see.filter((id) => mineIds.has(id)) })).filter((x) => x.sees.length);
@@ -1011,10 +1049,14 @@ function listView() {
   const item = (id, text) => h("li", null, h("button", { className: "listbtn", "data-id": id, onclick: () => { app.sel = []; select(id); } }, swatch(piece(id) && piece(id).side), " ", text));
   const section = (id, title, items) => h("section", { id, className: "q" }, h("h3", null, `${title} (${items.length})`),
     items.length ? h("ul", null, items) : h("p", { className: "hint" }, "none"));
+  const shooting = mine.map((r) => ({ r, shots: r.hex ? r.hex.shots.filter((x) => x.allowed) : [] })).filter((x) => x.shots.length);
+  const hexes = (n) => `${n} ${n === 1 ? "hex" : "hexes"}`;
   show("listout",
-    section("q-command", "My pieces out of command", outOfCommand.map((r) => item(r.id, `${nameOf(r.id)}: ${commandText(r).text}`))),
-    section("q-seen", "Enemy pieces that can see mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} sees ${names(sees)}`))),
-    section("q-flanked", "My pieces flanked", flanked.map((r) => item(r.id, `${nameOf(r.id)} by ${flankers(r).join(", ")}`))),
+    ohw ? section("q-shots", "My units that may shoot", shooting.map(({ r, shots }) => item(r.id, `${nameOf(r.id)} → ${shots.map((x) => `${nameOf(x.target)} (${hexes(x.range_hex)})`).join(", ")}`)))
+      : section("q-command", "My pieces out of command", outOfCommand.map((r) => item(r.id, `${nameOf(r.id)}: ${commandText(r).text}`))),
+    ohw ? section("q-seen", "Enemy units that may shoot mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} → ${names(sees)}`)))
+      : section("q-seen", "Enemy pieces that can see mine", seeing.map(({ r, sees }) => item(r.id, `${nameOf(r.id)} sees ${names(sees)}`))),
+    ohw ? null : section("q-flanked", "My pieces flanked", flanked.map((r) => item(r.id, `${nameOf(r.id)} by ${flankers(r).join(", ")}`))),
     inFof.length ? section("q-fof", "My pieces in an enemy field of fire", inFof.map((r) => item(r.id, `${nameOf(r.id)}: ${names(r.in_fof_of)}`))) : null,
     spent.length ? section("q-spent", "My spent pieces", spent.map((p) => item(p.id, nameOf(p)))) : null);
 }
@@ -1062,6 +1104,16 @@ function rollEls(r) {
       h("p", null, `${r.facts.range_hex} ${r.facts.range_hex === 1 ? "hex" : "hexes"}, D3:`), h("div", null, diceEls([{ face: r.result.die, hit: r.result.hits > 0 }])),
       mods.length ? h("ul", null, mods) : null,
       h("p", { id: "hits" }, h("b", null, `${r.result.hits} hit${r.result.hits === 1 ? "" : "s"}`)), id];
+  }
+  if (r.result && r.result.outcome && r.unit) {
+    // One Hour Wargames' morale: 2D6 against the hits; "less than or equal to the
+    // unit's hits" fails.
+    const m = r.result;
+    const said = { passed: "passes", "commander-lost": "fails: the commander is removed, the unit stays", routed: "fails: routed and removed from play", "not-tested": "is entrenched: \"Entrenched units never take moral checks\"" }[m.outcome];
+    return [h("p", { id: "rollresult" }, h("b", null, `${nameOf(r.unit)} tests morale`)),
+      h("p", null, `${m.hits} hit${m.hits === 1 ? "" : "s"}${r.commander ? ", commander attached" : ""}${m.dice.length ? `: 2D6 scores ${m.total}, ${m.total > m.hits ? "more than" : "not more than"} the hits` : ""}`),
+      m.dice.length ? h("div", null, diceEls(m.dice.map((d) => ({ face: d, hit: m.total > m.hits })))) : null,
+      h("p", { id: "moraleout", className: m.outcome === "passed" || m.outcome === "not-tested" ? "good" : "bad" }, h("b", null, `${nameOf(r.unit)} ${said}`)), id];
   }
   if (r.fire && r.result && r.result.plan) {
     // NBC: a battery's dice, hits on 5+ (6 disordered), misses re-rolled once if earned.
@@ -1172,6 +1224,7 @@ function drawText(d) {
   if (v.gun && v.volley) return `bombardment: ${nameOf(v.gun)} → ${nameOf(v.target)}, ${v.text.split("\n")[0]}`;
   if (v.text) return `${d.kind}: ${v.text.split("\n")[0]}`;
   if (v.shooter) return `shot: ${nameOf(v.shooter)} → ${nameOf(v.target)}, ${v.result.hits} hits`;
+  if (v.unit && v.result && v.result.outcome) return `morale: ${nameOf(v.unit)} with ${v.result.hits} hits, ${v.result.dice.length ? `2D6 ${v.result.total}, ` : ""}${v.result.outcome.replace(/-/g, " ")}`;
   if (v.gun && v.result && v.result.plan) return `battery: ${nameOf(v.gun)} → ${nameOf(v.target)}, ${v.result.hits} hits`;
   if (v.draw) return `chit drawn (${sideOf(v.draw.chit.side) ? sideOf(v.draw.chit.side).name : v.draw.chit.side})`;
   if (v.attempt) return `${commandName(v.attempt.hq)} rolled ${v.die} to ${v.attempt.kind}: ${v.success ? "success" : "failed"}`;
@@ -1408,7 +1461,8 @@ async function start() {
     $("me").add(new Option(s.name, s.id));
   }
   for (const c of app.scenario.commands) $("alterhq").add(new Option(`${c.name} (${c.alter})`, c.id));
-  if (!app.scenario.commands.length) $("cup").hidden = true;
+  // The chit cup is Pub Battles' (the server refuses it under other rules, and says why).
+  if (!app.scenario.commands.length || !/^pub-battles/.test(app.scenario.rules)) $("cup").hidden = true;
   setMe(app.seat.side || app.scenario.sides[0].id);
   comboButton();
   fit();

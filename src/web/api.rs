@@ -380,10 +380,12 @@ pub async fn sight(
     .await
 }
 
-/// POST /api/roll: `{"notation": "3d6 hits 4+ -1"}`, `{"combat": [ATTACKER, DEFENDER]}`
-/// or `{"bombard": [GUN, TARGET]}`; `"seed"` replays a roll id. Combats and bombardments
-/// are judged as `aide roll` judges them: Pub Battles combats and bombardments (refused,
-/// 409, on the chit cup's night turn), One Hour Wargames shots, NBC batteries' fire.
+/// POST /api/roll: `{"notation": "3d6 hits 4+ -1"}`, `{"combat": [ATTACKER, DEFENDER]}`,
+/// `{"bombard": [GUN, TARGET]}` or, in One Hour Wargames, `{"morale": {"unit": UNIT,
+/// "hits": N}}` (with `"commander_lost": true` once a failed test took the commander);
+/// `"seed"` replays a roll id. Combats and bombardments are judged as `aide roll`
+/// judges them: Pub Battles combats and bombardments (refused, 409, on the chit cup's
+/// night turn), One Hour Wargames shots, NBC batteries' fire.
 /// `"hidden": true` with a seed replays the dice a chit draw or an Alter roll of that
 /// public id really used (umpire only). A spectator may not roll (403); a side rolls
 /// combats of its own attacker or gun, naming the enemy by its block's handle.
@@ -393,9 +395,21 @@ pub struct RollRequest {
     notation: Option<String>,
     combat: Option<[String; 2]>,
     bombard: Option<[String; 2]>,
+    morale: Option<MoraleRequest>,
     seed: Option<RollId>,
     #[serde(default)]
     hidden: bool,
+}
+
+/// One Hour Wargames: "Test morale whenever a unit takes any hits": the unit, the hits on
+/// it (the table shows no hit markers) and whether an earlier test took its commander.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoraleRequest {
+    unit: String,
+    hits: u32,
+    #[serde(default)]
+    commander_lost: bool,
 }
 
 pub async fn roll(
@@ -425,7 +439,13 @@ pub async fn roll(
     // more than one kind of roll is refused below).
     let snap = state.current();
     let view = viewer.view(&snap);
-    let one = req.notation.is_none() && req.combat.is_some() != req.bombard.is_some();
+    let kinds = [
+        req.notation.is_some(),
+        req.combat.is_some(),
+        req.bombard.is_some(),
+        req.morale.is_some(),
+    ];
+    let one = kinds.iter().filter(|&&k| k).count() == 1;
     for pair in [&mut req.combat, &mut req.bombard]
         .into_iter()
         .flatten()
@@ -436,8 +456,18 @@ pub async fn roll(
         let second = seen_piece(view, &snap.table, &pair[1])?;
         *pair = [first.id.clone(), second.id.clone()];
     }
-    let (kind, answer) = match (req.notation, req.combat, req.bombard) {
-        (Some(text), None, None) => {
+    if let Some(m) = req.morale.as_mut().filter(|_| one) {
+        let unit = seen_piece(view, &snap.table, &m.unit)?;
+        viewer.must_act_for(&unit.side, "roll for a piece of another side")?;
+        m.unit = unit.id.clone();
+    }
+    let (kind, answer) = match (req.notation, req.combat, req.bombard, req.morale) {
+        (None, None, None, Some(m)) => {
+            let state = state.clone();
+            let answer = blocking(move || morale_roll(&state, &m, &mut roller)).await?;
+            ("morale", answer)
+        }
+        (Some(text), None, None, None) => {
             let notation: Notation = text
                 .parse()
                 .map_err(|e: crate::dice::ParseError| ApiError::bad(e.to_string()))?;
@@ -448,17 +478,19 @@ pub async fn roll(
         }
         // One Hour Wargames and NBC fire one way: a shot (OHW) or a battery's fire (NBC),
         // asked for as a combat or a bombardment alike, as `aide roll` does.
-        (None, Some([a, b]), None) | (None, None, Some([a, b])) if !pub_battles(&state) => {
+        (None, Some([a, b]), None, None) | (None, None, Some([a, b]), None)
+            if !pub_battles(&state) =>
+        {
             let state = state.clone();
             blocking(move || table_roll(&state, &a, &b, &mut roller)).await?
         }
-        (None, Some([a, b]), None) => {
+        (None, Some([a, b]), None, None) => {
             refuse_at_night(&state)?;
             let state = state.clone();
             let answer = blocking(move || roll_combat(&state, &a, &b, &mut roller)).await?;
             ("combat", answer)
         }
-        (None, None, Some([a, b])) => {
+        (None, None, Some([a, b]), None) => {
             refuse_at_night(&state)?;
             let state = state.clone();
             let answer = blocking(move || roll_bombard(&state, &a, &b, &mut roller)).await?;
@@ -466,7 +498,7 @@ pub async fn roll(
         }
         _ => {
             return Err(ApiError::bad(
-                "give exactly one of \"notation\", \"combat\": [attacker, defender] or \"bombard\": [gun, target]",
+                "give exactly one of \"notation\", \"combat\": [attacker, defender], \"bombard\": [gun, target] or \"morale\": {\"unit\": unit, \"hits\": n}",
             ));
         }
     };
@@ -685,13 +717,10 @@ fn table_roll(
     b: &str,
     roller: &mut Roller,
 ) -> Result<(&'static str, serde_json::Value), ApiError> {
-    use crate::rules::{TableRollError, nbc, ohw_hex};
+    use crate::rules::{nbc, ohw_hex};
     let snap = state.current();
     let (scenario, table) = (&*state.scenario, &*snap.table);
-    let refused = |e: TableRollError| match e {
-        TableRollError::NotOnTable(id) => ApiError::unknown_piece(&id),
-        TableRollError::Refused(why) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why),
-    };
+    let refused = table_refusal;
     let value = |v: Result<serde_json::Value, serde_json::Error>| v.expect("serialises");
     Ok(match scenario.rules {
         RulesId::OhwHex => (
@@ -707,6 +736,43 @@ fn table_roll(
             )),
         ),
     })
+}
+
+/// A One Hour Wargames morale test ([`ohw_hex::dice::morale_on_table`]); the other rule
+/// books have none the page can roll (422): NBC's Quality Check tables and its Close
+/// Combat are missing from the text the project has.
+fn morale_roll(
+    state: &AppState,
+    m: &MoraleRequest,
+    roller: &mut Roller,
+) -> Result<serde_json::Value, ApiError> {
+    use crate::rules::ohw_hex;
+    if state.scenario.rules != RulesId::OhwHex {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "a morale test is rolled in One Hour Wargames only",
+        ));
+    }
+    let snap = state.current();
+    let test = ohw_hex::dice::morale_on_table(
+        &state.scenario,
+        &snap.table,
+        &m.unit,
+        m.hits,
+        m.commander_lost,
+        roller,
+    )
+    .map_err(table_refusal)?;
+    Ok(serde_json::to_value(test).expect("serialises"))
+}
+
+/// A roll the table does not allow: a piece not on it (404), or the rules' reason (422).
+fn table_refusal(e: crate::rules::TableRollError) -> ApiError {
+    use crate::rules::TableRollError;
+    match e {
+        TableRollError::NotOnTable(id) => ApiError::unknown_piece(&id),
+        TableRollError::Refused(why) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why),
+    }
 }
 
 /// Whether the scenario is played with one of the Pub Battles rule books.
@@ -882,6 +948,7 @@ fn cup_view(
     asked: Option<&str>,
     cup: &ChitCup,
 ) -> Result<crate::dice::chits::CupView, ApiError> {
+    cup_in_the_rules(state)?;
     if let Some(side) = asked {
         check_side(state, side)?;
     }
@@ -915,6 +982,7 @@ async fn change_cup<T: Serialize + Send + 'static>(
     + Send
     + 'static,
 ) -> Result<(T, crate::dice::chits::CupView), ApiError> {
+    cup_in_the_rules(state)?;
     let state = state.clone();
     blocking(move || {
         let snap = state.current();
@@ -961,6 +1029,25 @@ pub async fn chits(
     let Query(q) = query?;
     let cup = state.cup.lock().expect("cup lock");
     Ok(Json(cup_view(&state, &viewer, q.viewer.as_deref(), &cup)?))
+}
+
+/// The chit cup is Pub Battles' ("Chits in the bag", Delay and Jump, eight day turns and a
+/// night turn): other rule books are refused (422) with the reason. One Hour Wargames
+/// plays alternate turns with an event card; NBC chooses each Formation with Command
+/// Cards, a Bye Card and a Command Pot whose procedure is missing from its text.
+fn cup_in_the_rules(state: &AppState) -> Result<(), ApiError> {
+    let why = match state.scenario.rules {
+        RulesId::PubBattles32 | RulesId::PubBattles30 | RulesId::PubBattlesQuickStart => {
+            return Ok(());
+        }
+        RulesId::OhwHex => {
+            "One Hour Wargames has no chit cup: players alternate turns, each opening with an event card"
+        }
+        RulesId::Nbc => {
+            "NBC has no chit cup: a Formation moves when chosen with its Command Card (and the Bye Card), and the Command Pot's procedure is not in the rules text (v1.1 pages 1-24)"
+        }
+    };
+    Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why))
 }
 
 /// Refuse a spectator: the cup is the players'.

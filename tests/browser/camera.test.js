@@ -1,4 +1,4 @@
-// The camera check as a page step, at 390x844: the demo watched through its synthetic
+// The camera check as a page step, at 390x844 (and the tools at 844x390): the demo watched through its synthetic
 // camera; the umpire's Camera panel shows the picture with the four corner tags outlined
 // where GET /api/camera-check found them, each card's pixels an inch as the check gives
 // them, the accuracy to expect and the advice. Run by tests/web_browser.rs, which starts
@@ -65,6 +65,16 @@ async function main() {
 
     await page.locator("#camerapanel").scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(process.env.AIDE_SHOTS, "camera-check.png"), fullPage: true });
+
+    // Turned to 844x390, the seven tools beside the map take two rows, none cut.
+    await page.setViewportSize({ width: 844, height: 390 });
+    await page.waitForFunction(() => document.querySelector("#side").getBoundingClientRect().x > 400);
+    const rows = await page.$$eval("#tools button", (bs) => new Set(bs.filter((b) => !b.hidden).map((b) => Math.round(b.getBoundingClientRect().y))).size);
+    assert.equal(rows, 2, "tool rows at 844x390");
+    const cutWide = await page.evaluate(() => [...document.querySelectorAll("#tools button")]
+      .filter((b) => !b.hidden && b.scrollWidth > b.clientWidth).map((b) => b.id));
+    assert.deepEqual(cutWide, [], "tool buttons whose label is cut at 844x390");
+    await page.screenshot({ path: path.join(process.env.AIDE_SHOTS, "camera-landscape.png") });
     assert.deepEqual(errors, []);
   } finally {
     await close();

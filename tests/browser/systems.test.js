@@ -90,6 +90,33 @@ async function common(page, vp, name) {
   }
   await page.click("#clear");
   await page.click("#zoomfit");
+
+  // A tap zooms onto the piece and its neighbours (every piece within 4 in stays in the
+  // view), rings it, and names it in the verdict on the screen, the page unscrolled.
+  const hub = await page.evaluate(() => {
+    const ps = window.aide.table.pieces;
+    const near = (p) => ps.filter((q) => q !== p && Math.hypot(p.footprint.center.x - q.footprint.center.x, p.footprint.center.y - q.footprint.center.y) <= 4);
+    const p = ps.filter((q) => q.id && window.aide.report.pieces.some((r) => r.id === q.id)).reduce((b, q) => (near(q).length > near(b).length ? q : b));
+    return { id: p.id, near: near(p).map((q) => q.key) };
+  });
+  assert.ok(hub.near.length > 0, `${name}: a piece with neighbours`);
+  await tapPiece(page, hub.id);
+  await page.waitForSelector(`#info h3[data-key="${hub.id}"]`);
+  const zoomed = await page.evaluate((keys) => {
+    const a = window.aide, v = a.vb;
+    const inBox = (k) => a.table.pieces.find((p) => p.key === k).footprint.center;
+    return { w: v.w, out: keys.filter((k) => { const c = inBox(k); return !(c.x >= v.x && c.x <= v.x + v.w && c.y >= v.y && c.y <= v.y + v.h); }) };
+  }, hub.near);
+  assert.ok(zoomed.w < sc.map.width_in, `${name} ${vp.name}: zoomed in (${zoomed.w} of ${sc.map.width_in} in)`);
+  assert.deepEqual(zoomed.out, [], `${name} ${vp.name}: neighbours of ${hub.id} out of the view`);
+  assert.equal(await page.locator("#marks .pmark.sel circle.ring.sel").count(), 1, `${name}: the selection is ringed`);
+  assert.ok(inView(await page.locator("#info h3").boundingBox(), vp), `${name} ${vp.name}: the verdict in view`);
+  assert.equal(await page.evaluate(() => window.scrollY), 0, `${name}: no scrolling`);
+  const hubTerms = await page.$$eval("#info dt", (ds) => ds.map((d) => d.textContent));
+  assert.equal(new Set(hubTerms).size, hubTerms.length, `${name}: no line twice: ${hubTerms}`);
+  await page.screenshot({ path: path.join(shots, `${name}-${vp.name}-tap.png`) });
+  await page.click("#clear");
+  await page.click("#zoomfit");
 }
 
 async function main() {
@@ -193,6 +220,14 @@ async function main() {
       assert.equal(Number(await page.getAttribute("#distance", "data-rules")), far[1].range_hex);
       assert.equal(await page.textContent("#distance"), `${far[1].range_hex} hexes`);
       assert.doesNotMatch(await page.textContent("#sightrange"), /\d\.\d|in\b/, "sight range in whole hexes");
+      // A tapped unit's lines are OHW's: its hex and shots, no flank (OHW has no flank
+      // rule) and no "Can see" saying again what the Shooting line says with reasons.
+      await page.click("#clear");
+      await tapPiece(page, far[0]);
+      await page.waitForSelector(`#info h3[data-key="${far[0]}"]`);
+      const ohwTerms = await page.$$eval("#info dt", (ds) => ds.map((d) => d.textContent));
+      assert.ok(ohwTerms.includes("Hex") && ohwTerms.includes("Shooting"), `${ohwTerms}`);
+      assert.ok(!ohwTerms.includes("Flanked by") && !ohwTerms.includes("Can see"), `${ohwTerms}`);
       // A shot rolled from the page.
       const shot = ohw.pieces.flatMap((r) => (r.hex ? r.hex.shots.filter((s) => s.allowed).map((s) => [r.id, s]) : []))[0];
       await page.click("#clear");
@@ -208,14 +243,83 @@ async function main() {
       await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-shot.png`) });
       // A shot the rules refuse is refused with their reason (422), an unknown piece 404.
       const refused = ohw.pieces.flatMap((r) => (r.hex ? r.hex.shots.filter((s) => !s.allowed).map((s) => [r.id, s]) : []))[0];
-      const post = (body) => page.evaluate(async (body) => {
-        const r = await fetch("/api/roll", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const post = (body, route = "/api/roll") => page.evaluate(async ([body, route]) => {
+        const r = await fetch(route, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
         return [r.status, (await r.json()).error];
-      }, body);
+      }, [body, route]);
       const [code, why] = await post({ combat: [refused[0], refused[1].target] });
       assert.equal(code, 422);
       assert.equal(why, `${refused[0]} may not shoot ${refused[1].target}: ${refused[1].reason}`);
       assert.equal((await post({ combat: [refused[0], "ghost"] }))[0], 404);
+      // A morale test rolled from the page: "Roll two D6 and sum the score ... If the score is
+      // less than or equal to the unit's hits, the unit has failed". With 8 hits a total of 8 or
+      // less fails; the 2nd Brigade has its commander, who is lost in its place; once he
+      // is lost, a failure routs the unit.
+      for (const [lost, failed] of [[false, "commander-lost"], [true, "routed"]]) {
+        await page.click("#clear");
+        await tapPiece(page, "b-inf-2");
+        await page.waitForSelector("#moraleroll");
+        // In portrait the test is under the verdict at once; in landscape the panel beside
+        // the map is 346 px high and the player scrolls it to the test, below the shots.
+        if (vp.width > vp.height) await page.locator("#moraleroll").scrollIntoViewIfNeeded();
+        assert.ok(inView(await page.locator("#moraleroll").boundingBox(), vp), `the morale test in view at ${vp.name}`);
+        assert.equal(await page.evaluate(() => window.scrollY), 0, "the page itself does not scroll");
+        await page.fill("#moralehits", "8");
+        if (lost) await page.check("#commanderlost");
+        await page.click("#moraleroll");
+        await page.waitForSelector("#moraleout");
+        const m = await page.evaluate(() => window.aide.lastDice);
+        assert.equal(m.unit, "b-inf-2");
+        assert.equal(m.commander, !lost);
+        assert.equal(m.result.hits, 8);
+        assert.equal(m.result.dice.length, 2);
+        assert.equal(m.result.total, m.result.dice[0] + m.result.dice[1]);
+        assert.equal(m.result.outcome, m.result.total <= 8 ? failed : "passed", `2D6 ${m.result.total} against 8 hits`);
+        assert.equal(await page.locator("#diceout .die").count(), 2);
+        assert.match(await page.textContent("#diceout"), new RegExp(`8 hits.*2D6 scores ${m.result.total}`));
+        assert.match(await page.textContent("#moraleout"), m.result.outcome === "passed" ? /passes$/ : lost ? /routed/ : /commander is removed/);
+        assert.ok(inView(await page.locator("#moraleout").boundingBox(), vp), "the morale result in view");
+      }
+      await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-morale.png`) });
+      // The same seed gives the same dice and the rule's outcome; 1 hit always passes
+      // (2D6 is at least 2); 9 hits is refused: "routed and removed from play when they
+      // exceed 8 hits".
+      const seeded = await page.evaluate(async () => {
+        const one = async (hits) => (await fetch("/api/roll", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ morale: { unit: "r-inf-2", hits }, seed: "r00000000000004d2" }) })).json();
+        return [await one(5), await one(5), await one(1)];
+      });
+      assert.deepEqual(seeded[0].result.dice, seeded[1].result.dice);
+      assert.equal(seeded[0].result.outcome, seeded[0].result.total <= 5 ? "routed" : "passed");
+      assert.equal(seeded[2].result.outcome, "passed");
+      const [c9, why9] = await post({ morale: { unit: "r-inf-2", hits: 9 } });
+      assert.equal(c9, 422);
+      assert.match(why9, /exceed 8 hits/);
+      // No chit cup in One Hour Wargames: alternate turns, each with an event card.
+      assert.equal(await page.isVisible("#cup"), false, "no Chits button under OHW");
+      const [ohwCup, ohwWhy] = await post({}, "/api/chits/end-turn");
+      assert.equal(ohwCup, 422);
+      assert.match(ohwWhy, /^One Hour Wargames has no chit cup/);
+      // Logged like every roll.
+      await page.click("#log");
+      await page.waitForFunction(() => [...document.querySelectorAll("#logout li")].some((l) => /morale: 2nd Brigade/.test(l.textContent)));
+      // The list asks One Hour Wargames' questions: no command range in these rules, so
+      // no "out of command"; my units that may shoot, and enemies that may shoot mine, as
+      // the report's allowed shots have them.
+      await page.click("#clear");
+      await page.click("#list");
+      await page.selectOption("#me", "blue");
+      assert.equal(await page.locator("#q-command").count(), 0, "no command question in OHW");
+      const allowed = (r) => r.hex.shots.filter((s) => s.allowed).map((s) => s.target);
+      const shooters = ohw.pieces.filter((r) => r.side === "blue" && allowed(r).length).map((r) => r.id).sort();
+      const threats = ohw.pieces.filter((r) => r.side === "red" && allowed(r).some((t) => t.startsWith("b-"))).map((r) => r.id).sort();
+      assert.ok(shooters.length > 0 && threats.length > 0, `${shooters} / ${threats}`);
+      assert.deepEqual(await page.$$eval("#q-shots .listbtn", (bs) => bs.map((b) => b.dataset.id).sort()), shooters, "my units that may shoot");
+      assert.deepEqual(await page.$$eval("#q-seen .listbtn", (bs) => bs.map((b) => b.dataset.id).sort()), threats, "enemies that may shoot mine");
+      assert.equal(await page.locator("#q-flanked").count(), 0, "no flank question in OHW");
+      const line = await page.textContent(`#q-shots .listbtn[data-id="${shooters[0]}"]`);
+      const nearest = ohw.pieces.find((r) => r.id === shooters[0]).hex.shots.find((s) => s.allowed);
+      assert.ok(line.includes(`(${nearest.range_hex} ${nearest.range_hex === 1 ? "hex" : "hexes"})`), line);
+      await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-list.png`) });
 
       // ---------- NBC ----------
       await open("nbc-demo", vp);
@@ -228,6 +332,10 @@ async function main() {
       const c = flanked.nbc.command;
       assert.equal(await page.textContent("#command"),
         `${c.in_command ? "in" : "OUT of"} command by ${Math.abs(c.margin_cm).toFixed(2)} cm (${await page.evaluate((id) => window.aide.nameOf(id), c.commander)}, radius ${c.radius_cm} cm)`);
+      // The verdict readable beside the map too: at most four lines (six in landscape,
+      // when the terms' column was as wide as "Army commander").
+      const [cmdH, cmdFont] = await page.$eval("#command", (e) => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).fontSize)]);
+      assert.ok(cmdH <= cmdFont * 1.25 * 4, `${vp.name}: the command verdict ${cmdH} px high at ${cmdFont} px type`);
       const terms = await page.$$eval("#info dt", (ds) => ds.map((d) => d.textContent));
       assert.equal(terms.filter((t) => t === "Flanked by").length, 1, `terms: ${terms}`);
       assert.equal(new Set(terms).size, terms.length, "no line twice");
@@ -251,6 +359,38 @@ async function main() {
       const fire = await page.evaluate(() => window.aide.lastDice.result);
       assert.equal(await page.locator("#diceout .die").count(), fire.first.length + fire.rerolled.length);
       await page.screenshot({ path: path.join(shots, `nbc-${vp.name}-fire.png`) });
+      // Close combat is not in the NBC text the project has: two units in contact are
+      // refused with that reason, not with "not within Long range".
+      const foot = nbc.pieces.find((r) => !/artillery/.test(r.kind) && r.nbc.contact_zone.length && !r.nbc.artillery.length);
+      assert.ok(foot, "a unit with an enemy in its contact zone");
+      const cc = await page.evaluate(async (pair) => {
+        const r = await fetch("/api/roll", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ combat: pair }) });
+        return [r.status, (await r.json()).error];
+      }, [foot.id, foot.nbc.contact_zone[0].id]);
+      assert.equal(cc[0], 422);
+      assert.match(cc[1], /not a battery.*Close Combat are not in the rules text/);
+      // The page offers no roll for such a pair and says why, in place of the button.
+      await page.click("#clear");
+      await tapPiece(page, foot.id);
+      await page.waitForSelector(`#info h3[data-key="${foot.id}"]`);
+      await tapPiece(page, foot.nbc.contact_zone[0].id);
+      await page.waitForSelector("#pairnoroll");
+      assert.equal(await page.locator("#pairroll").count(), 0, "no roll offered for two units");
+      assert.match(await page.textContent("#pairnoroll"), /is no battery: NBC's Firefight and Close Combat are not in the rules text/);
+      // Under the pair's distance and sight: in view in portrait, a scroll of the panel
+      // beside the map in landscape (as the roll button is).
+      assert.ok(inView(await page.locator("#distance").boundingBox(), vp), "the pair's distance in view");
+      if (vp.width > vp.height) await page.locator("#pairnoroll").scrollIntoViewIfNeeded();
+      assert.ok(inView(await page.locator("#pairnoroll").boundingBox(), vp), `the reason in view at ${vp.name}`);
+      assert.equal(await page.isDisabled("#combatbtn"), true);
+      // No chit cup: it is Pub Battles' (Delay, Jump, night turns); NBC picks Formations
+      // with Command Cards and a Command Pot its text does not describe. The page offers
+      // no Chits; the server refuses the cup with that reason.
+      assert.equal(await page.isVisible("#cup"), false, "no Chits button under NBC");
+      const [drawCode, drawWhy] = await post({ viewer: "blue" }, "/api/chits/draw");
+      assert.equal(drawCode, 422);
+      assert.match(drawWhy, /^NBC has no chit cup: .*Command Card.*Command Pot/);
+      assert.equal(await page.evaluate(async () => (await fetch("/api/chits")).status), 422);
       // The ruler in centimetres.
       await page.click("#clear");
       await page.click("#ruler");
@@ -306,18 +446,35 @@ async function main() {
       window.__csp = [];
       document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
     });
-    for (const [w, hgt] of [[768, 1024], [1024, 768]]) {
+    for (const [w, hgt] of [[768, 1024], [1024, 768], [1180, 820]]) {
       await page.setViewportSize({ width: w, height: hgt });
       await page.goto(urls.demo);
       await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+      // No grey band: the map's box has the map's proportions (nothing letterboxed inside
+      // it), and across the screen the map, the zoom buttons when they stand beside it,
+      // and the panel leave no gap.
+      const box = async (sel) => page.locator(sel).boundingBox();
+      const [m, z, sd] = [await box("#map"), await box("#zoom"), await box("#side")];
+      const tag = `${w}x${hgt}: map ${m.x},${m.y} ${m.width}x${m.height}, zoom ${z.x},${z.y} ${z.width}x${z.height}, panel ${sd.x} ${sd.width}`;
+      assert.ok(Math.abs(m.width / m.height - 1.5) < 0.01, `map box in the map's 3:2, ${tag}`);
+      assert.ok(m.x <= 1, tag);
+      if (w > hgt) {
+        const beside = z.x >= m.x + m.width - 1 ? z.width : 0;
+        assert.ok(Math.abs(sd.x - (m.x + m.width + beside)) <= 3, `the map fills the width the panel leaves, ${tag}`);
+        assert.ok(sd.x + sd.width >= w - 1 && sd.width >= 240, tag);
+        assert.ok(m.y + m.height <= hgt && sd.y + sd.height <= hgt + 0.5, `map and panel on the screen, ${tag}`);
+      } else {
+        assert.ok(Math.abs(m.width - w) <= 1, `the map spans the width, ${tag}`);
+      }
       await tapPiece(page, "red-2-inf-1");
       await page.waitForSelector('#info h3[data-key="red-2-inf-1"]');
       assert.ok(inView(await page.locator("#command").boundingBox(), { width: w, height: hgt }), `verdict in view at ${w}x${hgt}`);
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= w, `no sideways scroll at ${w}x${hgt}`);
+      // The tapped piece's verdict beside (or under) the map: docs/serve-tablet.png.
+      await page.screenshot({ path: path.join(shots, `tablet-${w}x${hgt}.png`) });
       await page.click("#list");
       await page.click("#dice");
       assert.deepEqual(await page.evaluate(() => window.__csp), [], "no CSP violation");
-      await page.screenshot({ path: path.join(shots, `tablet-${w}x${hgt}.png`) });
     }
     await page.unrouteAll();
 

@@ -232,7 +232,8 @@ pub struct TableFire {
     pub result: FireResult,
 }
 
-/// GUN fires at TARGET if the table allows it. The battery is taken as Fresh and
+/// GUN fires at TARGET if the table allows it; a GUN that is no battery is refused with
+/// the reason the page has no other combat for NBC (the text has no Close Combat). The battery is taken as Fresh and
 /// un-disordered and the target without skirmishers: the table does not show those
 /// markers. The bonus re-roll of misses is earned by "Firing into Flank of Target" and
 /// "Target is within 5cm of un-disordered enemy cavalry".
@@ -249,6 +250,11 @@ pub fn fire_on_table(
             .ok_or_else(|| TableRollError::NotOnTable(id.to_owned()))
     };
     let (gun_piece, target_piece) = (on_table(gun)?, on_table(target)?);
+    if !gun_piece.kind.is_artillery() {
+        return Err(TableRollError::Refused(format!(
+            "{gun} is not a battery, and only artillery fire is rolled here: NBC's Firefight and Close Combat are not in the rules text (v1.1 pages 1-24, which stop in the Artillery Phase); roll their dice with dice notation"
+        )));
+    }
     let report = Nbc.check_table(scenario, table);
     let shot = report
         .pieces

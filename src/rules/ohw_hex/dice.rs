@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Arm, OhwHex};
 use crate::dice::{Die, RollId, Roller};
 use crate::rules::{RuleSet as _, TableRollError};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, TerrainKind};
 use crate::table::TableState;
 
 /// What the shooting roll needs to know.
@@ -183,6 +183,62 @@ fn morale_from(dice: Vec<u8>, hits: u32, commander: bool) -> MoraleResult {
         hits,
         outcome,
     }
+}
+
+/// A morale test taken on the table, as the page rolls it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableMorale {
+    pub unit: String,
+    pub roll_id: RollId,
+    /// The unit has its commander: the scenario attaches one and the player has not
+    /// said it was lost in an earlier test.
+    pub commander: bool,
+    /// The unit's hex is an entrenched position.
+    pub entrenched: bool,
+    pub result: MoraleResult,
+}
+
+/// UNIT tests morale with HITS on it: "Test morale whenever a unit takes any hits and
+/// is diced for after all attacks on the units are complete. Roll two D6 and sum the
+/// score". The table shows neither the hit markers nor a commander lost earlier, so the
+/// player gives the hits, and `commander_lost` when "the commander was wounded or killed
+/// rallying their unit" in an earlier test; the commander is otherwise the scenario's.
+/// The hex gives "Entrenched units never take moral checks" (the Stonewall card is not
+/// on the table, so it is not counted). More than 8 hits is refused: such a unit is
+/// already "routed and removed from play".
+pub fn morale_on_table(
+    scenario: &Scenario,
+    table: &TableState,
+    unit: &str,
+    hits: u32,
+    commander_lost: bool,
+    roller: &mut Roller,
+) -> Result<TableMorale, TableRollError> {
+    let piece = table
+        .piece(unit)
+        .ok_or_else(|| TableRollError::NotOnTable(unit.to_owned()))?;
+    if Arm::of(piece.kind).is_none() {
+        return Err(TableRollError::Refused(format!(
+            "{unit} is not a unit: only infantry, cavalry and artillery test morale"
+        )));
+    }
+    if eliminated(hits) {
+        return Err(TableRollError::Refused(format!(
+            "{unit} with {hits} hits has no morale to test: units \"are routed and removed from play when they exceed 8 hits\""
+        )));
+    }
+    let board = super::Board::new(scenario, table);
+    let entrenched = board.has(board.hex_of(piece), TerrainKind::Entrenchment);
+    let commander = super::commander(scenario, unit) && !commander_lost;
+    let roll_id = roller.id();
+    let result = morale(roller, hits, commander, entrenched);
+    Ok(TableMorale {
+        unit: unit.to_owned(),
+        roll_id,
+        commander,
+        entrenched,
+        result,
+    })
 }
 
 /// "Units are routed and removed from play when they exceed 8 hits".

@@ -626,3 +626,97 @@ fn the_report_keeps_the_pub_battles_keys_and_adds_the_grid() {
     assert_eq!(json["measures"]["unit"], "hex");
     assert_eq!(json["hex_grid"]["hexes"].as_array().unwrap().len(), 54);
 }
+
+// ---- morale on the table ----
+
+#[test]
+fn morale_on_the_table_takes_commander_and_entrenchment_from_the_table() {
+    use super::dice::{MoraleOutcome, morale_on_table};
+    use crate::dice::{RollId, Roller};
+    let w = world(&[in_hex("entrenchment", (2, 2))]);
+    let t = table(
+        &w,
+        &[
+            ("b-inf", (2, 2), 0.0),
+            ("b-inf2", (4, 2), 0.0),
+            ("r-inf", (6, 2), 180.0),
+        ],
+    );
+    // "Entrenched units never take moral checks": no dice, whatever the hits.
+    let m = morale_on_table(
+        &w.scenario,
+        &t,
+        "b-inf",
+        8,
+        false,
+        &mut Roller::replay(RollId(1)),
+    )
+    .unwrap();
+    assert!(m.entrenched);
+    assert_eq!(
+        (m.result.dice.len(), m.result.outcome),
+        (0, MoraleOutcome::NotTested)
+    );
+    // With 8 hits, a 2D6 of 8 or less fails and 9 or more passes. b-inf2 has its
+    // commander (the scenario attaches one): a failure costs the commander, not the unit;
+    // once the commander is lost, a failure routs it; r-inf has none and routs.
+    let (mut failed, mut passed) = (0, 0);
+    for seed in 0..60 {
+        let roll = |id: &str, lost: bool| {
+            morale_on_table(
+                &w.scenario,
+                &t,
+                id,
+                8,
+                lost,
+                &mut Roller::replay(RollId(seed)),
+            )
+            .unwrap()
+        };
+        let (with, lost, none) = (
+            roll("b-inf2", false),
+            roll("b-inf2", true),
+            roll("r-inf", false),
+        );
+        assert!(with.commander && !lost.commander && !none.commander && !with.entrenched);
+        let total: u8 = with.result.dice.iter().sum();
+        assert_eq!(with.result.dice.len(), 2);
+        assert_eq!(with.result.total, total);
+        let want = |fail| {
+            if total <= 8 {
+                fail
+            } else {
+                MoraleOutcome::Passed
+            }
+        };
+        assert_eq!(
+            with.result.outcome,
+            want(MoraleOutcome::CommanderLost),
+            "{total}"
+        );
+        assert_eq!(lost.result.outcome, want(MoraleOutcome::Routed), "{total}");
+        assert_eq!(none.result.outcome, want(MoraleOutcome::Routed), "{total}");
+        if total <= 8 { failed += 1 } else { passed += 1 }
+    }
+    assert!(failed > 0 && passed > 0, "{failed} failed, {passed} passed");
+    // No hits (the Demoralised card): 2D6 is at least 2, always more than 0.
+    let m = morale_on_table(
+        &w.scenario,
+        &t,
+        "r-inf",
+        0,
+        false,
+        &mut Roller::replay(RollId(5)),
+    )
+    .unwrap();
+    assert_eq!(m.result.outcome, MoraleOutcome::Passed);
+    // "Exceed 8 hits": removed already, no test; a piece not on the table is named.
+    assert!(matches!(
+        morale_on_table(&w.scenario, &t, "r-inf", 9, false, &mut Roller::replay(RollId(5))),
+        Err(crate::rules::TableRollError::Refused(why)) if why.contains("exceed 8 hits")
+    ));
+    assert!(matches!(
+        morale_on_table(&w.scenario, &t, "r-cav", 1, false, &mut Roller::replay(RollId(5))),
+        Err(crate::rules::TableRollError::NotOnTable(id)) if id == "r-cav"
+    ));
+}
