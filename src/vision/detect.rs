@@ -296,7 +296,7 @@ pub fn detect_sampled(
         .collect();
     let camera = calib.camera_over();
     // Any blob, or paper alone, may hold a spent block found by its label.
-    let mut by_labels: Vec<DetectedPiece> = Vec::new();
+    let mut by_labels: Vec<FoundByLabel> = Vec::new();
     let found = blobs
         .iter()
         .flat_map(|(side, blob)| {
@@ -309,14 +309,25 @@ pub fn detect_sampled(
         })
         .collect();
     let mut pieces = drop_side_faces(found);
-    // A label beside a piece found by its paint is that piece's (the back label of a
-    // standing block, seen from behind).
-    by_labels.retain(|l| {
-        pieces
-            .iter()
-            .all(|p| (p.x_in - l.x_in).hypot(p.y_in - l.y_in) >= LABEL_CLEAR_IN)
-    });
-    pieces.extend(by_labels);
+    // A label near a piece found by its paint is either that piece's, the back label of
+    // a standing block seen from behind, or the top of a spent block the paint's fit
+    // took for a standing one: the paint beyond the label's far edge tells which.
+    for label in by_labels {
+        let near = |p: &DetectedPiece| {
+            (p.x_in - label.piece.x_in).hypot(p.y_in - label.piece.y_in) < LABEL_CLEAR_IN
+        };
+        if !pieces.iter().any(near) {
+            pieces.push(label.piece);
+        } else if label.on_top
+            && pieces
+                .iter()
+                .filter(|p| near(p))
+                .all(|p| p.kind == "block" && p.status == Status::Fresh)
+        {
+            pieces.retain(|p| !near(p));
+            pieces.push(label.piece);
+        }
+    }
     Detection {
         pieces,
         disturbance: if on_map == 0 {
@@ -1728,6 +1739,14 @@ const LABEL_WIDTH_IN: f64 = 0.6;
 /// centre; a block beside a spent one stands 0.56 in or more from it.
 const LABEL_CLEAR_IN: f64 = 0.4;
 
+/// A spent block found by its label.
+struct FoundByLabel {
+    piece: DetectedPiece,
+    /// No more paint lies beyond the label's far edge than a rim: the label is on a
+    /// top, not on a standing block's back face.
+    on_top: bool,
+}
+
 /// Spent blocks found by their labels, in a blob or in paper alone.
 ///
 /// A spent block lies label up, and its label covers its top but for a rim: 0.075 in
@@ -1742,7 +1761,7 @@ fn spent_by_label(
     plane: &MapPlane,
     camera: (f64, f64, f64),
     options: &DetectOptions,
-) -> Vec<DetectedPiece> {
+) -> Vec<FoundByLabel> {
     let Some(block) = options.model.shape(UnitKind::Infantry) else {
         return Vec::new();
     };
@@ -1799,7 +1818,23 @@ fn spent_by_label(
             let sign = label_strip_side(&region, &axes, along, across);
             let (heading_deg, facing) =
                 block_heading(sign, &axes, || (options.facing_away)(colour));
-            Some(DetectedPiece {
+            // The paint beyond the label's far edge (away from the camera), on average
+            // across it: a spent block's rim, or a standing block's top when the label
+            // is on its back face.
+            let far = -dot(sub(nadir, top_centre), axes.normal).signum();
+            let far_edge = mid[1] + far * 0.5 * width_px;
+            let beyond = blob
+                .iter()
+                .filter(|p| !p.paper)
+                .filter(|p| {
+                    let d = sub(p.centre(), axes.centre);
+                    (along.0..=along.1).contains(&dot(d, axes.along))
+                        && (dot(d, axes.normal) - far_edge) * far > 0.0
+                })
+                .count() as f64
+                / length_px;
+            let on_top = beyond < 0.5 * block.depth_fresh_in * PX_PER_IN;
+            let piece = DetectedPiece {
                 kind: "block".to_owned(),
                 color: colour.clone(),
                 x_in: centre[0] / PX_PER_IN,
@@ -1810,7 +1845,8 @@ fn spent_by_label(
                 length_in: block.frontage_in,
                 width_in: block.depth_spent_in,
                 confidence: LABEL_CONFIDENCE,
-            })
+            };
+            Some(FoundByLabel { piece, on_top })
         })
         .collect()
 }
