@@ -37,6 +37,10 @@ pub trait Observer: Send {
     /// The tracker settled on a new table from this frame (one the observer just
     /// observed): an observer that learns the empty map learns it where no piece stands.
     fn settled(&mut self, _frame: &capture::Frame, _table: &TableState) {}
+
+    /// The feed stops (the server is stopping): an observer that keeps what it learnt
+    /// writes it now.
+    fn stopped(&mut self) {}
 }
 
 /// Opens the frame source on the feed thread.
@@ -157,6 +161,7 @@ impl Feed for CameraFeed {
         while !publisher.is_closed() {
             std::thread::sleep(Duration::from_millis(200));
         }
+        observer.stopped();
     }
 }
 

@@ -7,6 +7,7 @@ pub mod camera;
 pub mod camera_check;
 pub mod colour;
 pub mod detect;
+pub mod kept;
 pub mod learn;
 pub mod observe;
 #[cfg(feature = "opencv")]
@@ -23,6 +24,7 @@ pub use detect::{
 };
 pub use observe::TableObserver;
 pub use plane::MapPicture;
+pub use kept::{KeptReference, ReferenceKey};
 pub use reference::{MapReference, ReferenceError};
 
 /// Why a frame could not be read.
