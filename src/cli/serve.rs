@@ -9,11 +9,11 @@ use aide::capture::replay::ReplayFolder;
 use aide::capture::video::Pace;
 use aide::capture::{CameraOptions, CameraSpec, FrameSource, WebcamMode};
 use aide::journal::Recorder;
-use aide::live::{CameraFeed, CameraTap, Namer, Opener};
+use aide::live::{CameraFeed, CameraTap, Namer, Opener, resume_tracker};
 use aide::scenario::{Scenario, load_state};
 use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
-use aide::track::{Tracker, TrackerConfig};
+use aide::track::TrackerConfig;
 use aide::vision::{
     ColourModel, Intrinsics, KeptReference, MapReference, ReferenceKey, TableObserver,
 };
@@ -217,19 +217,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    // The journal is the record of a person's vetoes and pieces placed by hand: a
-    // restart rebuilds those still in force from its events.
-    let journaled = match &mut recorder {
-        Some(r) => r
-            .journal()
-            .events_after(None)
-            .context("reading the journal's events")?
-            .into_iter()
-            .map(|e| e.event)
-            .collect(),
-        None => Vec::new(),
-    };
-
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(args.bind))
@@ -237,22 +224,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bound = listener.local_addr()?;
     let url = qr::lan_url(bound);
 
-    let first = match &source {
-        Source::States(tables) => tables[0].clone(),
-        Source::Frames { start, .. } => start.clone().unwrap_or_default(),
-    };
     let feed_scenario = Arc::new(scenario.clone());
-    let (publisher, rx) = feed::Publisher::new(first, feed::Source::Replay);
-    // Pieces can be named on the page only when a tracker is naming them.
-    let tracker = match &source {
-        Source::States(_) => None,
+    // Pieces can be named on the page only when a tracker is naming them. A watched
+    // table carries on where the journal left it, with the vetoes in force and the
+    // pieces held by hand.
+    let (tracker, first) = match &source {
+        Source::States(tables) => (None, tables[0].clone()),
         Source::Frames { start, .. } => {
-            let config = TrackerConfig::default();
-            let mut tracker = match start {
-                Some(table) => Tracker::resume(feed_scenario.clone(), config, table.clone()),
-                None => Tracker::new(feed_scenario.clone(), config),
-            };
-            let restored = tracker.restore(&journaled);
+            let (tracker, start, restored) = resume_tracker(
+                &feed_scenario,
+                TrackerConfig::default(),
+                start.clone(),
+                recorder.as_mut(),
+            )
+            .context("reading the journal")?;
             if restored.vetoes + restored.held > 0 {
                 println!(
                     "from the journal: {} veto(es) in force, {} piece(s) held by hand",
@@ -265,9 +250,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     restored.unreadable
                 );
             }
-            Some(Arc::new(Mutex::new(tracker)))
+            (
+                Some(Arc::new(Mutex::new(tracker))),
+                start.unwrap_or_default(),
+            )
         }
     };
+    let (publisher, rx) = feed::Publisher::new(first, feed::Source::Replay);
     // The page's camera check reads what the feed last saw.
     let tap = match &source {
         Source::States(_) => None,
@@ -311,13 +300,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let feed_thread = match source {
         Source::States(tables) => feed::spawn(
-                Box::new(feed::Replay {
-                    tables,
-                    rate: args.replay_rate,
-                }),
-                publisher,
-            )
-            .context("starting the feed thread")?,
+            Box::new(feed::Replay {
+                tables,
+                rate: args.replay_rate,
+            }),
+            publisher,
+        )
+        .context("starting the feed thread")?,
         Source::Frames {
             open, intrinsics, ..
         } => {

@@ -103,6 +103,12 @@ impl Recorder {
         })
     }
 
+    /// The last state stored, with the corrections made since (the table a restart
+    /// carries on from).
+    pub fn last(&self) -> Option<&TableState> {
+        self.last.as_ref()
+    }
+
     /// The journal, for the turn structure, rolls and chit draws.
     pub fn journal(&mut self) -> &mut Journal {
         &mut self.journal

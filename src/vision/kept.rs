@@ -117,7 +117,10 @@ impl ReferenceKey {
         }
         if self.lens != now.lens {
             let lens = |l: &Option<Intrinsics>| match l {
-                Some(l) => format!("fx {:.1} fy {:.1} cx {:.1} cy {:.1}", l.fx, l.fy, l.cx, l.cy),
+                Some(l) => format!(
+                    "fx {:.1} fy {:.1} cx {:.1} cy {:.1}",
+                    l.fx, l.fy, l.cx, l.cy
+                ),
                 None => "no camera file".to_owned(),
             };
             return Some(format!(

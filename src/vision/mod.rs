@@ -22,9 +22,9 @@ pub use colour::ColourModel;
 pub use detect::{
     DetectOptions, DetectedPiece, Detection, Facing, PlaneSampler, detect, detect_sampled,
 };
+pub use kept::{KeptReference, ReferenceKey};
 pub use observe::TableObserver;
 pub use plane::MapPicture;
-pub use kept::{KeptReference, ReferenceKey};
 pub use reference::{MapReference, ReferenceError};
 
 /// Why a frame could not be read.
