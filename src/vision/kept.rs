@@ -342,3 +342,108 @@ fn write(path: &Path, key: &ReferenceKey, rgba: &RgbaImage) -> Result<(), String
         e.to_string()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reference knowing the first `known` columns of a 36 x 24 in map.
+    fn knowing(known: u32) -> MapReference {
+        let (w, h) = plane_size(36.0, 24.0);
+        MapReference::from_rgba(&RgbaImage::from_fn(w, h, |x, y| {
+            image::Rgba([
+                (x % 256) as u8,
+                (y % 256) as u8,
+                90,
+                if x < known { 255 } else { 0 },
+            ])
+        }))
+    }
+
+    fn key() -> ReferenceKey {
+        ReferenceKey {
+            format: FORMAT,
+            map_w_in: 36.0,
+            map_h_in: 24.0,
+            map: "scenario \"test\"".into(),
+            lens: None,
+            start: ReferenceKey::live(),
+        }
+    }
+
+    #[test]
+    fn writes_at_most_every_so_often_and_what_is_left_when_the_feed_stops() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut kept = KeptReference::beside(&dir.path().join("game.sqlite"), key());
+        let share = |kept: &KeptReference| kept.read().unwrap().unwrap().known_share();
+        assert!(kept.read().unwrap().is_none(), "no file yet");
+        // The first settled table is written at once…
+        kept.learnt(&knowing(72));
+        kept.writer.take().unwrap().join().unwrap();
+        assert_eq!(share(&kept), 0.1);
+        // …the next within KEEP_EVERY is not…
+        kept.learnt(&knowing(360));
+        assert!(kept.writer.is_none());
+        assert_eq!(share(&kept), 0.1);
+        // …until the feed stops.
+        kept.stop(&knowing(360));
+        assert_eq!(share(&kept), 0.5);
+        // Colours and mask come back as they were written.
+        let back = kept.read().unwrap().unwrap();
+        assert_eq!(back.to_rgba(), knowing(360).to_rgba());
+        // Nothing learnt since: stopping again writes nothing.
+        let modified = std::fs::metadata(kept.path()).unwrap().modified().unwrap();
+        kept.stop(&knowing(720));
+        assert_eq!(
+            std::fs::metadata(kept.path()).unwrap().modified().unwrap(),
+            modified
+        );
+        assert_eq!(share(&kept), 0.5);
+        // No temporary file is left beside it.
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["game.sqlite.map-reference.png"]);
+    }
+
+    #[test]
+    fn a_reference_kept_for_another_table_is_refused_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("game.sqlite");
+        let mut kept = KeptReference::beside(&journal, key());
+        kept.stop(&knowing(10)); // nothing learnt: no file
+        assert!(kept.read().unwrap().is_none());
+        kept.learnt(&knowing(10));
+        kept.stop(&knowing(10));
+        let lens = Intrinsics::ideal(900.0, 1280, 720);
+        for (now, reason) in [
+            (
+                ReferenceKey {
+                    lens: Some(lens),
+                    ..key()
+                },
+                "it was learnt through another camera (no camera file, now fx 900.0 fy 900.0 cx 640.0 cy 360.0)",
+            ),
+            (
+                ReferenceKey {
+                    map: "image sha256:ab".into(),
+                    ..key()
+                },
+                "it was learnt on another map (scenario \"test\", now image sha256:ab)",
+            ),
+            (
+                ReferenceKey {
+                    start: "photo sha256:cd".into(),
+                    ..key()
+                },
+                "learning began from another start (live, now photo sha256:cd)",
+            ),
+        ] {
+            match KeptReference::beside(&journal, now).read() {
+                Err(KeptError::OtherTable { reason: got, .. }) => assert_eq!(got, reason),
+                other => panic!("{reason}: {:?}", other.map(|r| r.map(|r| r.known_share()))),
+            }
+        }
+    }
+}
