@@ -301,11 +301,6 @@ fn the_learnt_map_and_a_piece_held_by_hand_survive_a_restart() {
         "known before the restart {before:.4}, after {after:.4}"
     );
     assert!((starts_knowing(&server) - before).abs() < 5e-4);
-    server.wait_for(
-        false,
-        "from the journal: 0 veto(es) in force, 1 piece(s) held by hand",
-        Duration::from_secs(5),
-    );
     let held = |table: &[(String, f64, f64, f64)]| {
         table
             .iter()
@@ -317,6 +312,11 @@ fn the_learnt_map_and_a_piece_held_by_hand_survive_a_restart() {
     let table = server.settled();
     assert_eq!(held(&table), Some(placed), "held on a settled table");
     assert_eq!(table.len(), 30);
+    server.wait_for(
+        false,
+        "from the journal: 0 veto(es) in force, 1 piece(s) held by hand",
+        Duration::from_secs(5),
+    );
     server.stop();
     let log = common::stored_events(&journal);
     let kinds: Vec<(&str, &str)> = log.iter().map(|e| (e.kind(), e.unit())).collect();
@@ -359,7 +359,11 @@ fn a_kept_reference_of_another_map_size_or_camera_or_unreadable_is_passed_over_w
     let journal = dir.path().join("camera.sqlite");
     let file = keep(&journal, key(&lens));
     let server = Server::start(&frames, &other_camera, &journal);
-    let warning = server.wait_for(true, "WARN", Duration::from_secs(5));
+    let warning = server.wait_for(
+        true,
+        "the learnt map reference is not used",
+        Duration::from_secs(5),
+    );
     for words in [
         "the learnt map reference is not used",
         &file.display().to_string(),
@@ -380,7 +384,11 @@ fn a_kept_reference_of_another_map_size_or_camera_or_unreadable_is_passed_over_w
         },
     );
     let server = Server::start(&frames, &camera, &journal);
-    let warning = server.wait_for(true, "WARN", Duration::from_secs(5));
+    let warning = server.wait_for(
+        true,
+        "the learnt map reference is not used",
+        Duration::from_secs(5),
+    );
     for words in [
         "the learnt map reference is not used",
         &file.display().to_string(),
@@ -397,7 +405,11 @@ fn a_kept_reference_of_another_map_size_or_camera_or_unreadable_is_passed_over_w
     let bytes = std::fs::read(&file).unwrap();
     std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
     let server = Server::start(&frames, &camera, &journal);
-    let warning = server.wait_for(true, "WARN", Duration::from_secs(5));
+    let warning = server.wait_for(
+        true,
+        "the learnt map reference is not used",
+        Duration::from_secs(5),
+    );
     for words in [
         "the learnt map reference is not used",
         &format!("{} cannot be read", file.display()),

@@ -28,7 +28,8 @@ pub struct Args {
     /// Scenario file (TOML); without it the built-in demo plays a short game.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Table state: served as it is, or where a watched game carries on from.
+    /// Table state: served as it is, or where a watched game carries on from (a
+    /// `--journal` that holds the game carries on from its own last state).
     #[arg(long, requires = "scenario")]
     pub state: Option<PathBuf>,
     /// Watch a folder of frames (PNG or JPEG, in name order, looped) through the detector.
