@@ -274,9 +274,9 @@ fn the_learnt_map_and_a_piece_held_by_hand_survive_a_restart() {
     // What the feed knew when it stopped: the last share it kept.
     let before = err
         .iter()
-        .filter(|l| l.contains("the learnt map reference is kept in"))
+        .rev()
+        .find(|l| l.contains("the learnt map reference is kept in"))
         .map(|l| share_in(l))
-        .last()
         .unwrap();
     assert!(kept.exists(), "{} written", kept.display());
     let on_disk = KeptReference::beside(&journal, key(&lens))
