@@ -132,19 +132,7 @@ impl Server {
 
     /// The umpire's table now: (id, x, y, heading) of every piece.
     fn table(&self) -> Vec<(String, f64, f64, f64)> {
-        self.state()["table"]["pieces"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                (
-                    p["id"].as_str().unwrap().to_owned(),
-                    p["pose"]["x_in"].as_f64().unwrap(),
-                    p["pose"]["y_in"].as_f64().unwrap(),
-                    p["pose"]["heading_deg"].as_f64().unwrap(),
-                )
-            })
-            .collect()
+        common::state_pieces(&self.state())
     }
 
     fn state(&self) -> serde_json::Value {
@@ -355,49 +343,39 @@ fn a_kept_reference_of_another_map_size_or_camera_or_unreadable_is_passed_over_w
     assert_eq!(starts_knowing(&server), 0.5);
     server.stop();
 
-    // Another camera file.
-    let journal = dir.path().join("camera.sqlite");
-    let file = keep(&journal, key(&lens));
-    let server = Server::start(&frames, &other_camera, &journal);
-    let warning = server.wait_for(
-        true,
-        "the learnt map reference is not used",
-        Duration::from_secs(5),
-    );
-    for words in [
-        "the learnt map reference is not used",
-        &file.display().to_string(),
-        "does not fit this table: it was learnt through another camera",
+    // Another camera file, another map size: learnt afresh.
+    let bigger = ReferenceKey {
+        map_w_in: 48.0,
+        ..key(&lens)
+    };
+    for (name, kept_for, camera, reason) in [
+        (
+            "camera.sqlite",
+            key(&lens),
+            &other_camera,
+            "does not fit this table: it was learnt through another camera",
+        ),
+        (
+            "size.sqlite",
+            bigger,
+            &camera,
+            "does not fit this table: it was learnt on a 48 x 24 in map, this map is 36 x 24 in",
+        ),
     ] {
-        assert!(warning.contains(words), "{warning:?} lacks {words:?}");
+        let journal = dir.path().join(name);
+        let file = keep(&journal, kept_for);
+        let server = Server::start(&frames, camera, &journal);
+        let warning = server.wait_for(
+            true,
+            "the learnt map reference is not used",
+            Duration::from_secs(5),
+        );
+        for words in [&file.display().to_string(), reason] {
+            assert!(warning.contains(words), "{warning:?} lacks {words:?}");
+        }
+        assert_eq!(starts_knowing(&server), 0.0, "{name}: learnt afresh");
+        server.stop();
     }
-    assert_eq!(starts_knowing(&server), 0.0, "learnt afresh");
-    server.stop();
-
-    // Another map size.
-    let journal = dir.path().join("size.sqlite");
-    let file = keep(
-        &journal,
-        ReferenceKey {
-            map_w_in: 48.0,
-            ..key(&lens)
-        },
-    );
-    let server = Server::start(&frames, &camera, &journal);
-    let warning = server.wait_for(
-        true,
-        "the learnt map reference is not used",
-        Duration::from_secs(5),
-    );
-    for words in [
-        "the learnt map reference is not used",
-        &file.display().to_string(),
-        "it was learnt on a 48 x 24 in map, this map is 36 x 24 in",
-    ] {
-        assert!(warning.contains(words), "{warning:?} lacks {words:?}");
-    }
-    assert_eq!(starts_knowing(&server), 0.0, "learnt afresh");
-    server.stop();
 
     // A file cut short (a disk that filled up): still served.
     let journal = dir.path().join("cut.sqlite");
@@ -410,12 +388,8 @@ fn a_kept_reference_of_another_map_size_or_camera_or_unreadable_is_passed_over_w
         "the learnt map reference is not used",
         Duration::from_secs(5),
     );
-    for words in [
-        "the learnt map reference is not used",
-        &format!("{} cannot be read", file.display()),
-    ] {
-        assert!(warning.contains(words), "{warning:?} lacks {words:?}");
-    }
+    let words = format!("{} cannot be read", file.display());
+    assert!(warning.contains(&words), "{warning:?} lacks {words:?}");
     assert_eq!(starts_knowing(&server), 0.0, "learnt afresh");
     assert_eq!(
         server.settled().len(),

@@ -6,10 +6,12 @@
 //! misses): what is under test is what the tracker, the journal and the server do with
 //! detections, not how the detector finds them.
 
+mod common;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use aide::journal::{Journal, Recorder};
+use aide::journal::Recorder;
 use aide::scenario::Scenario;
 use aide::table::{Pose, Status, TableState};
 use aide::track::tracker::{HANDOVER_IN, shape_of_kind};
@@ -120,6 +122,13 @@ impl Table {
             r.observe(self.tracker.stable().unwrap(), self.ts).unwrap();
         }
     }
+}
+
+/// The journal at `db` holds events of these kinds and units, in this order.
+fn assert_journaled(db: &Path, expected: &[(&str, &str)], why: &str) {
+    let events = common::stored_events(db);
+    let got: Vec<(&str, &str)> = events.iter().map(|e| (e.kind(), e.unit())).collect();
+    assert_eq!(got, expected, "{why}");
 }
 
 /// The pieces within `reach` of a point.
@@ -343,26 +352,18 @@ fn a_piece_placed_by_hand_is_held_until_the_camera_sees_it_and_every_step_is_jou
     assert!(commit.piece(gone).is_none(), "taken back stays back");
 
     drop(table);
-    let events: Vec<(String, String)> = Journal::open_existing(&db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| (e.event.kind().to_owned(), e.event.unit().to_owned()))
-        .collect();
-    let expected: Vec<(String, String)> = [
-        ("removed", MISSED),
-        ("placed", MISSED),
-        ("seen", MISSED),
-        ("removed", gone),
-        ("placed", gone),
-        ("unplaced", gone),
-    ]
-    .iter()
-    .map(|(k, u)| (k.to_string(), u.to_string()))
-    .collect();
-    // No move for the handover (0.4 in and 10° between hand and camera), no added.
-    assert_eq!(events, expected);
+    assert_journaled(
+        &db,
+        &[
+            ("removed", MISSED),
+            ("placed", MISSED),
+            ("seen", MISSED),
+            ("removed", gone),
+            ("placed", gone),
+            ("unplaced", gone),
+        ],
+        "no move for the handover (0.4 in and 10° between hand and camera), no added",
+    );
 }
 
 /// A camera for the server test: a tiny frame every 50 ms, read by [`ScriptedEyes`].
@@ -551,20 +552,7 @@ impl Served {
     /// The umpire's table: (seq, pieces as (id, x, y, heading)).
     async fn table(&self) -> (u64, Vec<(String, f64, f64, f64)>) {
         let state = self.get("umpire", "/api/state").await;
-        let pieces = state["table"]["pieces"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                (
-                    p["id"].as_str().unwrap().to_owned(),
-                    p["pose"]["x_in"].as_f64().unwrap(),
-                    p["pose"]["y_in"].as_f64().unwrap(),
-                    p["pose"]["heading_deg"].as_f64().unwrap(),
-                )
-            })
-            .collect();
-        (state["seq"].as_u64().unwrap(), pieces)
+        (state["seq"].as_u64().unwrap(), common::state_pieces(&state))
     }
 
     /// The next stable table after `seq`, waiting up to 20 s.
@@ -881,24 +869,16 @@ fn a_restart_on_the_same_journal_keeps_the_veto_and_the_piece_held_by_hand() {
         assert_eq!(pieces.len(), 30, "one block, one name");
     });
     drop(runtime);
-    let events: Vec<(String, String)> = Journal::open_existing(&db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| (e.event.kind().to_owned(), e.event.unit().to_owned()))
-        .collect();
-    let expected: Vec<(String, String)> = [
-        ("moved", MISSED),
-        ("vetoed", MISSED),
-        ("placed", MISSED),
-        ("seen", MISSED),
-    ]
-    .iter()
-    .map(|(k, u)| (k.to_string(), u.to_string()))
-    .collect();
-    // Nothing added, removed or moved by the restart itself.
-    assert_eq!(events, expected);
+    assert_journaled(
+        &db,
+        &[
+            ("moved", MISSED),
+            ("vetoed", MISSED),
+            ("placed", MISSED),
+            ("seen", MISSED),
+        ],
+        "nothing added, removed or moved by the restart itself",
+    );
 }
 
 /// Only the vetoes still in force come back: a veto the tracker lifted before the
@@ -947,13 +927,7 @@ fn a_restart_rebuilds_the_vetoes_still_in_force_and_no_other() {
     let ts = table.ts;
     drop(table);
 
-    let stored: Vec<Event> = Journal::open_existing(&db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.event)
-        .collect();
+    let stored = common::stored_events(&db);
     let kinds: Vec<&str> = stored.iter().map(Event::kind).collect();
     // The phantom first took the missed block's name: it "moved" from its setup place.
     assert_eq!(kinds, ["moved", "vetoed", "vetoed", "lifted", "added"]);
