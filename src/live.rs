@@ -12,10 +12,11 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, FrameSource, SourceKind};
-use crate::journal::now_ms;
+use crate::journal::{JournalError, Recorder, now_ms};
+use crate::scenario::Scenario;
 use crate::table::{Pose, Status, TableState};
-use crate::track::{AssignError, Event, Identification};
-use crate::track::{Observation, Tracker};
+use crate::track::{AssignError, Event, Identification, Restored};
+use crate::track::{Observation, Tracker, TrackerConfig};
 use crate::vision::MapPicture;
 use crate::web::feed::{Feed, Identify, Publisher, Source};
 
@@ -37,6 +38,41 @@ pub trait Observer: Send {
     /// The tracker settled on a new table from this frame (one the observer just
     /// observed): an observer that learns the empty map learns it where no piece stands.
     fn settled(&mut self, _frame: &capture::Frame, _table: &TableState) {}
+
+    /// The feed stops (the server is stopping): an observer that keeps what it learnt
+    /// writes it now.
+    fn stopped(&mut self) {}
+}
+
+/// The tracker of a watched table, carrying on where the journal left it: from its last
+/// stable state when it holds one (a restart; `start`, a state file or nothing, is where
+/// the game began), with the vetoes still in force and the pieces held by hand rebuilt
+/// from its events (see [`Tracker::restore`]). Returns the tracker, the table it starts
+/// from (the feed's first), and what was rebuilt.
+pub fn resume_tracker(
+    scenario: &Arc<Scenario>,
+    config: TrackerConfig,
+    start: Option<TableState>,
+    recorder: Option<&mut Recorder>,
+) -> Result<(Tracker, Option<TableState>, Restored), JournalError> {
+    let (start, journaled) = match recorder {
+        Some(r) => {
+            let journaled: Vec<Event> = r
+                .journal()
+                .events_after(None)?
+                .into_iter()
+                .map(|e| e.event)
+                .collect();
+            (r.last().cloned().or(start), journaled)
+        }
+        None => (start, Vec::new()),
+    };
+    let mut tracker = match &start {
+        Some(table) => Tracker::resume(scenario.clone(), config, table.clone()),
+        None => Tracker::new(scenario.clone(), config),
+    };
+    let restored = tracker.restore(&journaled);
+    Ok((tracker, start, restored))
 }
 
 /// Opens the frame source on the feed thread.
@@ -157,6 +193,7 @@ impl Feed for CameraFeed {
         while !publisher.is_closed() {
             std::thread::sleep(Duration::from_millis(200));
         }
+        observer.stopped();
     }
 }
 

@@ -6,10 +6,12 @@
 //! misses): what is under test is what the tracker, the journal and the server do with
 //! detections, not how the detector finds them.
 
+mod common;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use aide::journal::{Journal, Recorder};
+use aide::journal::Recorder;
 use aide::scenario::Scenario;
 use aide::table::{Pose, Status, TableState};
 use aide::track::tracker::{HANDOVER_IN, shape_of_kind};
@@ -120,6 +122,13 @@ impl Table {
             r.observe(self.tracker.stable().unwrap(), self.ts).unwrap();
         }
     }
+}
+
+/// The journal at `db` holds events of these kinds and units, in this order.
+fn assert_journaled(db: &Path, expected: &[(&str, &str)], why: &str) {
+    let events = common::stored_events(db);
+    let got: Vec<(&str, &str)> = events.iter().map(|e| (e.kind(), e.unit())).collect();
+    assert_eq!(got, expected, "{why}");
 }
 
 /// The pieces within `reach` of a point.
@@ -343,26 +352,18 @@ fn a_piece_placed_by_hand_is_held_until_the_camera_sees_it_and_every_step_is_jou
     assert!(commit.piece(gone).is_none(), "taken back stays back");
 
     drop(table);
-    let events: Vec<(String, String)> = Journal::open_existing(&db)
-        .unwrap()
-        .events_after(None)
-        .unwrap()
-        .into_iter()
-        .map(|e| (e.event.kind().to_owned(), e.event.unit().to_owned()))
-        .collect();
-    let expected: Vec<(String, String)> = [
-        ("removed", MISSED),
-        ("placed", MISSED),
-        ("seen", MISSED),
-        ("removed", gone),
-        ("placed", gone),
-        ("unplaced", gone),
-    ]
-    .iter()
-    .map(|(k, u)| (k.to_string(), u.to_string()))
-    .collect();
-    // No move for the handover (0.4 in and 10° between hand and camera), no added.
-    assert_eq!(events, expected);
+    assert_journaled(
+        &db,
+        &[
+            ("removed", MISSED),
+            ("placed", MISSED),
+            ("seen", MISSED),
+            ("removed", gone),
+            ("placed", gone),
+            ("unplaced", gone),
+        ],
+        "no move for the handover (0.4 in and 10° between hand and camera), no added",
+    );
 }
 
 /// A camera for the server test: a tiny frame every 50 ms, read by [`ScriptedEyes`].
@@ -439,16 +440,23 @@ impl Served {
         use aide::web::feed::{Publisher, Source};
         use aide::web::{AppState, Seating, Setup};
         let setup = scenario.setup_table();
-        let (publisher, rx) = Publisher::new(setup.clone(), Source::Replay);
         let world = Arc::new(Mutex::new(World {
             seen: camera(scenario),
             hand_frames: 0,
         }));
-        let tracker = Arc::new(Mutex::new(Tracker::resume(
-            scenario.clone(),
+        let mut recorder = db.map(|db| Recorder::open(db, scenario.clone()).unwrap());
+        // As `aide serve` does: from the journal's last state, its vetoes and held
+        // pieces rebuilt, when it holds a game.
+        let (tracker, start, _) = aide::live::resume_tracker(
+            scenario,
             TrackerConfig::default(),
-            setup.clone(),
-        )));
+            Some(setup.clone()),
+            recorder.as_mut(),
+        )
+        .unwrap();
+        let setup = start.unwrap();
+        let (publisher, rx) = Publisher::new(setup.clone(), Source::Replay);
+        let tracker = Arc::new(Mutex::new(tracker));
         let namer = watched.then(|| {
             Arc::new(aide::live::Namer {
                 tracker: tracker.clone(),
@@ -460,7 +468,7 @@ impl Served {
                 scenario: (**scenario).clone(),
                 map_svg: None,
                 terrain_geojson: String::new(),
-                recorder: db.map(|db| Recorder::open(db, scenario.clone()).unwrap()),
+                recorder,
                 identify: namer,
                 url: "http://127.0.0.1/".into(),
                 camera: None,
@@ -544,20 +552,7 @@ impl Served {
     /// The umpire's table: (seq, pieces as (id, x, y, heading)).
     async fn table(&self) -> (u64, Vec<(String, f64, f64, f64)>) {
         let state = self.get("umpire", "/api/state").await;
-        let pieces = state["table"]["pieces"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                (
-                    p["id"].as_str().unwrap().to_owned(),
-                    p["pose"]["x_in"].as_f64().unwrap(),
-                    p["pose"]["y_in"].as_f64().unwrap(),
-                    p["pose"]["heading_deg"].as_f64().unwrap(),
-                )
-            })
-            .collect();
-        (state["seq"].as_u64().unwrap(), pieces)
+        (state["seq"].as_u64().unwrap(), common::state_pieces(&state))
     }
 
     /// The next stable table after `seq`, waiting up to 20 s.
@@ -794,4 +789,184 @@ async fn the_page_vetoes_a_phantom_and_places_a_missed_piece_on_a_real_server() 
             "{path}: {body}"
         );
     }
+}
+
+/// A restart of the server on the same journal (issue 15, point 5): the veto still in
+/// force and the piece held by hand are rebuilt from the journal's events, and behave as
+/// before the restart: the phantom, still read in the river, stays off the table; the
+/// held block stands where it was put until the camera sees it, then the camera's pose
+/// takes over.
+#[test]
+fn a_restart_on_the_same_journal_keeps_the_veto_and_the_piece_held_by_hand() {
+    let scenario = demo();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let (x, y, _) = PHANTOM;
+    let truth = scenario.setup_table().piece(MISSED).unwrap().pose;
+    let placed = (truth.x_in - 0.6, truth.y_in + 0.1, 170.0);
+    let held = |pieces: &[(String, f64, f64, f64)]| {
+        pieces
+            .iter()
+            .find(|p| p.0 == MISSED)
+            .map(|p| (p.1, p.2, p.3))
+    };
+
+    // The first server: red vetoes the phantom, blue places the missed block by hand.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let server = Served::start(&scenario, true, Some(&db)).await;
+        let (seq, pieces) = server.after(0).await;
+        assert_eq!(within(&pieces, x, y, 0.5), [MISSED]);
+        let (code, body) = server
+            .post("red", "/api/veto", serde_json::json!({"x_in": x, "y_in": y}))
+            .await;
+        assert_eq!(code, 200, "{body}");
+        let place = serde_json::json!({"unit": MISSED, "x_in": placed.0, "y_in": placed.1, "heading_deg": placed.2});
+        let (code, body) = server.post("blue", "/api/place", place).await;
+        assert_eq!(code, 200, "{body}");
+        let (_, pieces) = server.after(seq + 1).await;
+        assert!(within(&pieces, x, y, 1.0).is_empty());
+        assert_eq!(held(&pieces), Some(placed));
+        let (_, pieces) = server.hand().await;
+        assert!(within(&pieces, x, y, 1.0).is_empty());
+        assert_eq!(held(&pieces), Some(placed));
+    });
+    // Stopped: its tasks, its journal connection and its feed's channel go with it.
+    drop(runtime);
+
+    // The second server on the same journal, its camera still reading the phantom in
+    // the river and still missing the block.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let server = Served::start(&scenario, true, Some(&db)).await;
+        let (mut seq, pieces) = server.after(0).await;
+        assert!(
+            within(&pieces, x, y, 1.0).is_empty(),
+            "the first table after the restart shows {:?} at the vetoed place",
+            within(&pieces, x, y, 1.0)
+        );
+        assert_eq!(held(&pieces), Some(placed), "held where it was put");
+        assert_eq!(pieces.len(), 30);
+        for n in 0..3 {
+            let (next, pieces) = server.hand().await;
+            assert!(next > seq);
+            seq = next;
+            assert!(
+                within(&pieces, x, y, 1.0).is_empty(),
+                "state {n} after the restart"
+            );
+            assert_eq!(held(&pieces), Some(placed));
+        }
+        // The camera sees the block: the camera's pose takes over, as before a restart.
+        server.world.lock().unwrap().seen.push(sighting(
+            &scenario,
+            &scenario.setup_table(),
+            MISSED,
+        ));
+        let (_, pieces) = server.hand().await;
+        let (hx, hy, _) = held(&pieces).unwrap();
+        assert!((hx - truth.x_in).hypot(hy - truth.y_in) < 0.05);
+        assert_eq!(pieces.len(), 30, "one block, one name");
+    });
+    drop(runtime);
+    assert_journaled(
+        &db,
+        &[
+            ("moved", MISSED),
+            ("vetoed", MISSED),
+            ("placed", MISSED),
+            ("seen", MISSED),
+        ],
+        "nothing added, removed or moved by the restart itself",
+    );
+}
+
+/// Only the vetoes still in force come back: a veto the tracker lifted before the
+/// restart (its place changed, the `lifted` event) stays lifted, and a veto of a
+/// detection no unit was left for (known only by the shape and colour the `vetoed`
+/// event names) holds.
+#[test]
+fn a_restart_rebuilds_the_vetoes_still_in_force_and_no_other() {
+    let scenario = demo();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let (x, y, _) = PHANTOM;
+    // A red block where no red unit is left for it (they all stand on the table).
+    let (sx, sy) = (30.0, 15.0);
+    let mut seen = camera(&scenario);
+    seen.push(block("red", sx, sy, 0.0, Status::Fresh));
+    let without_phantom: Vec<Sighting> = seen
+        .iter()
+        .filter(|s| (s.pose.x_in - x).hypot(s.pose.y_in - y) > 0.5)
+        .cloned()
+        .collect();
+
+    let mut table = Table::new(
+        &scenario,
+        Some(Recorder::open(&db, scenario.clone()).unwrap()),
+    );
+    table.hand_then_still(&seen);
+    assert_eq!(table.tracker.unassigned(), 1, "the red block is a stray");
+    for (vx, vy, by) in [(sx, sy, "umpire"), (x, y, "blue")] {
+        let e = table.tracker.veto(vx, vy, by).unwrap();
+        table.record(&e);
+    }
+    assert_eq!(table.tracker.vetoes(), 2);
+    // The phantom goes for half a second: its veto lifts. Back, it is judged afresh.
+    for _ in 0..5 {
+        table.frame(&without_phantom, 0.0);
+    }
+    assert_eq!(table.tracker.vetoes(), 1);
+    let commit = table.hand_then_still(&seen);
+    assert_eq!(
+        near(&commit, x, y, 0.5),
+        [MISSED],
+        "the phantom is seen again"
+    );
+    assert_eq!(table.tracker.unassigned(), 0, "the stray's veto holds");
+    let ts = table.ts;
+    drop(table);
+
+    let stored = common::stored_events(&db);
+    let kinds: Vec<&str> = stored.iter().map(Event::kind).collect();
+    // The phantom first took the missed block's name: it "moved" from its setup place.
+    assert_eq!(kinds, ["moved", "vetoed", "vetoed", "lifted", "added"]);
+    let mut tracker = Tracker::resume(
+        scenario.clone(),
+        TrackerConfig::default(),
+        scenario.setup_table(),
+    );
+    let restored = tracker.restore(&stored);
+    assert_eq!(
+        (restored.vetoes, restored.held, restored.unreadable),
+        (1, 0, 0),
+        "the stray's veto; not the lifted one"
+    );
+    let mut table = Table {
+        tracker,
+        recorder: Some(Recorder::open(&db, scenario.clone()).unwrap()),
+        ts,
+        commits: Vec::new(),
+    };
+    for n in 0..3 {
+        let commit = table.hand_then_still(&seen);
+        assert_eq!(
+            table.tracker.unassigned(),
+            0,
+            "commit {n}: the stray stays screened"
+        );
+        assert_eq!(
+            near(&commit, x, y, 0.5),
+            [MISSED],
+            "commit {n}: the lifted veto stays lifted"
+        );
+        assert_eq!(commit.pieces.len(), 30);
+    }
+    assert_eq!(table.tracker.vetoes(), 1);
+    // And it lifts on the same condition as before the restart: the stray taken away.
+    let without_stray: Vec<Sighting> = seen[..seen.len() - 1].to_vec();
+    for _ in 0..5 {
+        table.frame(&without_stray, 0.0);
+    }
+    assert_eq!(table.tracker.vetoes(), 0);
 }

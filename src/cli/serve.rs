@@ -3,17 +3,20 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use aide::capture::replay::ReplayFolder;
 use aide::capture::video::Pace;
 use aide::capture::{CameraOptions, CameraSpec, FrameSource, WebcamMode};
 use aide::journal::Recorder;
-use aide::live::{CameraFeed, CameraTap, Namer, Opener};
+use aide::live::{CameraFeed, CameraTap, Namer, Opener, resume_tracker};
 use aide::scenario::{Scenario, load_state};
 use aide::sim::{self, ScriptedCamera};
 use aide::table::TableState;
-use aide::track::{Tracker, TrackerConfig};
-use aide::vision::{ColourModel, Intrinsics, MapReference, TableObserver};
+use aide::track::TrackerConfig;
+use aide::vision::{
+    ColourModel, Intrinsics, KeptReference, MapReference, ReferenceKey, TableObserver,
+};
 use aide::web::{self, AppState, Seating, Setup, demo, feed, qr};
 use anyhow::Context;
 
@@ -25,7 +28,8 @@ pub struct Args {
     /// Scenario file (TOML); without it the built-in demo plays a short game.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Table state: served as it is, or where a watched game carries on from.
+    /// Table state: served as it is, or where a watched game carries on from (a
+    /// `--journal` that holds the game carries on from its own last state).
     #[arg(long, requires = "scenario")]
     pub state: Option<PathBuf>,
     /// Watch a folder of frames (PNG or JPEG, in name order, looped) through the detector.
@@ -207,14 +211,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             )
         }
     };
-    let recorder = match &args.journal {
+    let mut recorder = match &args.journal {
         Some(path) => Some(
             Recorder::open(path, Arc::new(scenario.clone()))
                 .with_context(|| format!("opening the journal {}", path.display()))?,
         ),
         None => None,
     };
-
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(args.bind))
@@ -222,23 +225,39 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bound = listener.local_addr()?;
     let url = qr::lan_url(bound);
 
-    let first = match &source {
-        Source::States(tables) => tables[0].clone(),
-        Source::Frames { start, .. } => start.clone().unwrap_or_default(),
-    };
     let feed_scenario = Arc::new(scenario.clone());
-    let (publisher, rx) = feed::Publisher::new(first, feed::Source::Replay);
-    // Pieces can be named on the page only when a tracker is naming them.
-    let tracker = match &source {
-        Source::States(_) => None,
+    // Pieces can be named on the page only when a tracker is naming them. A watched
+    // table carries on where the journal left it, with the vetoes in force and the
+    // pieces held by hand.
+    let (tracker, first) = match &source {
+        Source::States(tables) => (None, tables[0].clone()),
         Source::Frames { start, .. } => {
-            let config = TrackerConfig::default();
-            Some(Arc::new(Mutex::new(match start {
-                Some(table) => Tracker::resume(feed_scenario.clone(), config, table.clone()),
-                None => Tracker::new(feed_scenario.clone(), config),
-            })))
+            let (tracker, start, restored) = resume_tracker(
+                &feed_scenario,
+                TrackerConfig::default(),
+                start.clone(),
+                recorder.as_mut(),
+            )
+            .context("reading the journal")?;
+            if restored.vetoes + restored.held > 0 {
+                println!(
+                    "from the journal: {} veto(es) in force, {} piece(s) held by hand",
+                    restored.vetoes, restored.held
+                );
+            }
+            if restored.unreadable > 0 {
+                tracing::warn!(
+                    "{} correction(s) in the journal could not be rebuilt (a veto of a detection with no unit, journaled before vetoes named its shape; or a unit the scenario no longer has)",
+                    restored.unreadable
+                );
+            }
+            (
+                Some(Arc::new(Mutex::new(tracker))),
+                start.unwrap_or_default(),
+            )
         }
     };
+    let (publisher, rx) = feed::Publisher::new(first, feed::Source::Replay);
     // The page's camera check reads what the feed last saw.
     let tap = match &source {
         Source::States(_) => None,
@@ -280,17 +299,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::time::Duration::from_secs_f64(args.spectator_delay),
         rx,
     )?;
-    match source {
-        Source::States(tables) => {
-            feed::spawn(
-                Box::new(feed::Replay {
-                    tables,
-                    rate: args.replay_rate,
-                }),
-                publisher,
-            )
-            .context("starting the feed thread")?;
-        }
+    let feed_thread = match source {
+        Source::States(tables) => feed::spawn(
+            Box::new(feed::Replay {
+                tables,
+                rate: args.replay_rate,
+            }),
+            publisher,
+        )
+        .context("starting the feed thread")?,
         Source::Frames {
             open, intrinsics, ..
         } => {
@@ -306,9 +323,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "live" => observer.learning_the_map(),
                 file => observer.with_reference(empty_map(&feed_scenario, file)?),
             };
+            // What the feed learns of the map is kept beside the journal.
+            if let Some(journal) = &args.journal {
+                let start = match reference {
+                    "none" | "map" => None,
+                    "live" => Some(ReferenceKey::live()),
+                    file => Some(
+                        ReferenceKey::photo(std::path::Path::new(file))
+                            .with_context(|| format!("reading {file}"))?,
+                    ),
+                };
+                if let Some(start) = start {
+                    let key = ReferenceKey::new(&feed_scenario, intrinsics, start);
+                    let kept = KeptReference::beside(journal, key);
+                    let path = kept.path().display().to_string();
+                    observer = observer.keeping_the_reference(kept);
+                    if let Some(known) = observer
+                        .reference()
+                        .filter(|r| r.learns())
+                        .map(MapReference::known_share)
+                    {
+                        println!(
+                            "the empty map: learnt from the camera, {:.1} % known so far (kept in {path})",
+                            100.0 * known
+                        );
+                    }
+                }
+            }
             let tracker = tracker.expect("made for every watched source");
             let (opened_tx, opened_rx) = mpsc::channel();
-            feed::spawn(
+            let thread = feed::spawn(
                 Box::new(CameraFeed {
                     open,
                     observer: Box::new(observer),
@@ -324,8 +368,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .recv()
                 .context("the feed thread stopped before opening its source")??;
             println!("watching {watching}");
+            thread
         }
-    }
+    };
 
     match seating {
         Seating::Open => {
@@ -348,13 +393,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     println!("aide-de-camp serving {} on {url}", state.scenario.name);
     println!("listening on {bound}");
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         tokio::select! {
             served = web::serve(listener, state) => served.context("serving"),
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
-    })
+    });
+    // The server's tasks gone, the feed sees it has no one to feed and stops, writing
+    // what it learnt of the map (see `Observer::stopped`): wait for it a little.
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    let waiting = Instant::now();
+    while !feed_thread.is_finished() && waiting.elapsed() < FEED_STOPS_WITHIN {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    served
 }
+
+/// How long a stopping server waits for the feed thread: a frame read, a detection, and
+/// the learnt map reference written (tens of milliseconds) fit many times over.
+const FEED_STOPS_WITHIN: Duration = Duration::from_secs(5);
 
 /// A watched source from the arguments: a folder of frames or a camera.
 fn watched(

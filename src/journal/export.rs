@@ -124,6 +124,7 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
             let _ = writeln!(s, "    {who} named at {} (was taken for {was})", at(*pose));
         }
         Event::Vetoed { .. }
+        | Event::Lifted { .. }
         | Event::Placed { .. }
         | Event::Unplaced { .. }
         | Event::Seen { .. } => {
@@ -132,8 +133,8 @@ fn text_event(s: &mut String, e: &Event, scenario: Option<&Scenario>) {
     }
 }
 
-/// A piece vetoed, placed by hand, taken back, or taken over by the camera, in words
-/// after the unit's name `who`.
+/// A piece vetoed (and the veto lifted), placed by hand, taken back, or taken over by
+/// the camera, in words after the unit's name `who`.
 fn by_hand(e: &Event, who: &str) -> String {
     match e {
         Event::Vetoed { unit, pose, by, .. } => {
@@ -143,6 +144,17 @@ fn by_hand(e: &Event, who: &str) -> String {
                 format!("{who}'s piece")
             };
             format!("{what} at {} is not a piece, says {by}: vetoed", at(*pose))
+        }
+        Event::Lifted { unit, pose } => {
+            let what = if unit.is_empty() {
+                "a detection".to_owned()
+            } else {
+                format!("{who}'s piece")
+            };
+            format!(
+                "the place where {what} was vetoed, {}, changed: seen again",
+                at(*pose)
+            )
         }
         Event::Placed {
             pose, status, by, ..
@@ -541,6 +553,7 @@ fn report_row(state: &StoredState, e: &Event, scenario: &Scenario) -> Row {
             name(Some(scenario), was)
         ),
         Event::Vetoed { .. }
+        | Event::Lifted { .. }
         | Event::Placed { .. }
         | Event::Unplaced { .. }
         | Event::Seen { .. } => by_hand(e, &row.who),

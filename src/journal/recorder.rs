@@ -103,6 +103,12 @@ impl Recorder {
         })
     }
 
+    /// The last state stored, with the corrections made since (the table a restart
+    /// carries on from).
+    pub fn last(&self) -> Option<&TableState> {
+        self.last.as_ref()
+    }
+
     /// The journal, for the turn structure, rolls and chit draws.
     pub fn journal(&mut self) -> &mut Journal {
         &mut self.journal
@@ -115,8 +121,8 @@ impl Recorder {
     }
 
     /// A person's correction of the tracker, or the tracker's own (a piece placed by hand
-    /// that the camera took over): an `identified`, `vetoed`, `placed`, `unplaced` or
-    /// `seen` event. The last stored state takes the same change (two names swapped, a
+    /// that the camera took over, a veto lifted): an `identified`, `vetoed`, `placed`,
+    /// `unplaced`, `seen` or `lifted` event. The last stored state takes the same change (two names swapped, a
     /// phantom gone, a piece put down or taken back, a held piece at the camera's pose),
     /// so the next state is compared block for block and the correction is not mistaken
     /// for moves, removals or additions; the event itself is stored with that next state.
@@ -151,6 +157,8 @@ impl Recorder {
                         (p.x_in, p.y_in, p.heading_deg) = (pose.x_in, pose.y_in, pose.heading_deg);
                     }
                 }
+                // The table is as it was: only what the tracker screens out changed.
+                Event::Lifted { .. } => {}
                 Event::Moved(_)
                 | Event::Flipped { .. }
                 | Event::Removed { .. }

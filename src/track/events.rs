@@ -83,7 +83,23 @@ pub enum Event {
         pose: Pose,
         status: Status,
         by: String,
+        /// The detection's shape and side colour, so that a restart rebuilds the veto
+        /// from the journal alone (see [`Tracker::restore`]); a detection left without
+        /// a unit has no other record of them. Empty in journals written before.
+        ///
+        /// [`Tracker::restore`]: super::Tracker::restore
+        #[serde(default)]
+        shape: String,
+        #[serde(default)]
+        colour: String,
     },
+    /// The place vetoed at `pose` (the [`Event::Vetoed`] of `unit`) changed, so the veto
+    /// no longer holds: whatever stands there is seen again. The tracker decides it from
+    /// the frames (see [`Tracker::screen`]); journaled so that a restart does not bring a
+    /// lifted veto back.
+    ///
+    /// [`Tracker::screen`]: super::Tracker
+    Lifted { unit: String, pose: Pose },
     /// A person (at seat `by`) put a piece the camera misses on the table by hand. The
     /// tracker holds it there until the camera sees a piece at that place.
     Placed {
@@ -117,14 +133,15 @@ impl Event {
             | Event::Added { unit, .. }
             | Event::Identified { unit, .. }
             | Event::Vetoed { unit, .. }
+            | Event::Lifted { unit, .. }
             | Event::Placed { unit, .. }
             | Event::Unplaced { unit, .. }
             | Event::Seen { unit, .. } => unit,
         }
     }
 
-    /// "moved", "flipped", "removed", "added", "identified", "vetoed", "placed",
-    /// "unplaced" or "seen": the tag the JSON form carries.
+    /// "moved", "flipped", "removed", "added", "identified", "vetoed", "lifted",
+    /// "placed", "unplaced" or "seen": the tag the JSON form carries.
     pub fn kind(&self) -> &'static str {
         match self {
             Event::Moved(_) => "moved",
@@ -133,6 +150,7 @@ impl Event {
             Event::Added { .. } => "added",
             Event::Identified { .. } => "identified",
             Event::Vetoed { .. } => "vetoed",
+            Event::Lifted { .. } => "lifted",
             Event::Placed { .. } => "placed",
             Event::Unplaced { .. } => "unplaced",
             Event::Seen { .. } => "seen",

@@ -12,5 +12,6 @@ pub mod tracker;
 
 pub use events::{Event, EventDeriver, Move, Stillness, TerrainCrossed};
 pub use tracker::{
-    AssignError, Identification, Observation, Sighting, Tracker, TrackerConfig, TrackerView,
+    AssignError, Identification, Observation, Restored, Sighting, Tracker, TrackerConfig,
+    TrackerView,
 };

@@ -506,6 +506,7 @@ impl Tracker {
         let scenario = self.scenario.clone();
         let config = self.config;
         let mut dropped = vec![false; frame.sightings.len()];
+        let mut lifted = Vec::new();
         self.vetoes.retain_mut(|veto| {
             let mut same = None;
             let mut other = false;
@@ -529,6 +530,10 @@ impl Tracker {
                         y_in = veto.sighting.pose.y_in,
                         "a vetoed place changed: the veto is lifted"
                     );
+                    lifted.push(Event::Lifted {
+                        unit: veto.unit.clone(),
+                        pose: veto.sighting.pose,
+                    });
                     return false;
                 }
             }
@@ -537,6 +542,8 @@ impl Tracker {
             }
             true
         });
+        // Journaled with the next commit, so a restart does not bring the veto back.
+        self.corrections.extend(lifted);
         Observation {
             ts_ms: frame.ts_ms,
             sightings: frame
@@ -586,11 +593,7 @@ impl Tracker {
         if self.held.iter().any(|h| h.unit == unit) {
             return Err(AssignError::PlacedByHand(unit));
         }
-        let veto = Veto {
-            footprint: footprint_of(&self.scenario, &sighting),
-            sighting: sighting.clone(),
-            changed_in_a_row: 0,
-        };
+        let veto = Veto::new(&self.scenario, unit.clone(), sighting.clone());
         if unit.is_empty() {
             self.strays.retain(|s| *s != sighting);
         } else if let Some(table) = self.stable.as_mut() {
@@ -618,6 +621,8 @@ impl Tracker {
             pose: sighting.pose,
             status: sighting.status,
             by: by.to_owned(),
+            shape: sighting.shape,
+            colour: sighting.colour,
         })
     }
 
@@ -708,6 +713,110 @@ impl Tracker {
     pub fn vetoes(&self) -> usize {
         self.vetoes.len()
     }
+
+    /// Rebuild, after a restart, the vetoes still in force and the pieces held by hand
+    /// from the journal's corrections, oldest first (every event of the game may be
+    /// given; the others are passed over). The journal is their only record: a veto is
+    /// made by `vetoed` and ends with `lifted`; a piece is held from `placed` until
+    /// `unplaced` or `seen`.
+    ///
+    /// A rebuilt veto is the veto as it was given, the same detection at the same
+    /// place, and lifts on the same conditions ([`Self::screen`]), counted afresh from
+    /// the first frame after the restart. A held piece is put on the table at the next
+    /// commit, as it was before the restart. A `vetoed` event with neither a unit nor
+    /// the detection's shape (a journal written before events carried it) cannot be
+    /// rebuilt and is passed over; they are counted in [`Restored::unreadable`].
+    pub fn restore<'a>(&mut self, events: impl IntoIterator<Item = &'a Event>) -> Restored {
+        let scenario = self.scenario.clone();
+        let mut unreadable = 0;
+        for event in events {
+            match event {
+                Event::Vetoed {
+                    unit,
+                    pose,
+                    status,
+                    shape,
+                    colour,
+                    ..
+                } => {
+                    let known = scenario.unit(unit);
+                    let shape = match (shape.as_str(), known) {
+                        ("", Some(u)) => shape_of(&scenario, u).to_owned(),
+                        (shape, _) => shape.to_owned(),
+                    };
+                    let colour = match (colour.as_str(), known) {
+                        ("", Some(u)) => u.side.clone(),
+                        (colour, _) => colour.to_owned(),
+                    };
+                    if shape.is_empty() || colour.is_empty() {
+                        unreadable += 1;
+                        continue;
+                    }
+                    let sighting = Sighting {
+                        shape,
+                        colour,
+                        pose: *pose,
+                        status: *status,
+                    };
+                    self.vetoes
+                        .push(Veto::new(&scenario, unit.clone(), sighting));
+                }
+                Event::Lifted { unit, pose } => {
+                    if let Some(i) = self
+                        .vetoes
+                        .iter()
+                        .position(|v| v.unit == *unit && v.sighting.pose == *pose)
+                    {
+                        self.vetoes.remove(i);
+                    }
+                }
+                Event::Placed {
+                    unit, pose, status, ..
+                } => {
+                    let Some(target) = scenario.unit(unit) else {
+                        unreadable += 1;
+                        continue;
+                    };
+                    self.held.retain(|h| h.unit != *unit);
+                    self.held.push(Held {
+                        unit: unit.clone(),
+                        sighting: Sighting {
+                            shape: shape_of(&scenario, target).to_owned(),
+                            colour: target.side.clone(),
+                            pose: *pose,
+                            status: *status,
+                        },
+                    });
+                }
+                Event::Unplaced { unit, .. } | Event::Seen { unit, .. } => {
+                    self.held.retain(|h| h.unit != *unit);
+                }
+                Event::Moved(_)
+                | Event::Flipped { .. }
+                | Event::Removed { .. }
+                | Event::Added { .. }
+                | Event::Identified { .. } => {}
+            }
+        }
+        Restored {
+            vetoes: self.vetoes.len(),
+            held: self.held.len(),
+            unreadable,
+        }
+    }
+}
+
+/// What [`Tracker::restore`] rebuilt from the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Restored {
+    /// Vetoes in force.
+    pub vetoes: usize,
+    /// Pieces held by hand.
+    pub held: usize,
+    /// Corrections that could not be rebuilt: a veto of a detection with no unit from a
+    /// journal written before `vetoed` events named its shape, or a unit the scenario no
+    /// longer has.
+    pub unreadable: usize,
 }
 
 /// How near a piece the camera sees must stand to a piece placed by hand to be that
@@ -718,6 +827,8 @@ pub const HANDOVER_IN: f64 = 1.0;
 /// A place where a person said the detection is not a piece.
 #[derive(Debug, Clone)]
 struct Veto {
+    /// The unit the tracker had called the detection ("" for none), for the journal.
+    unit: String,
     /// The detection as it stood when vetoed.
     sighting: Sighting,
     /// Its footprint: the place. Anything detected with its centre on it is there.
@@ -727,6 +838,15 @@ struct Veto {
 }
 
 impl Veto {
+    fn new(scenario: &Scenario, unit: String, sighting: Sighting) -> Self {
+        Self {
+            unit,
+            footprint: footprint_of(scenario, &sighting),
+            sighting,
+            changed_in_a_row: 0,
+        }
+    }
+
     /// Whether `s` stands at the vetoed place: its centre on the vetoed footprint (within
     /// [`ASSIGN_REACH_IN`] of its centre for a shape the model does not know).
     fn covers(&self, s: &Sighting) -> bool {

@@ -7,6 +7,7 @@ pub mod camera;
 pub mod camera_check;
 pub mod colour;
 pub mod detect;
+pub mod kept;
 pub mod learn;
 pub mod observe;
 #[cfg(feature = "opencv")]
@@ -21,6 +22,7 @@ pub use colour::ColourModel;
 pub use detect::{
     DetectOptions, DetectedPiece, Detection, Facing, PlaneSampler, detect, detect_sampled,
 };
+pub use kept::{KeptReference, ReferenceKey};
 pub use observe::TableObserver;
 pub use plane::MapPicture;
 pub use reference::{MapReference, ReferenceError};

@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use super::{
-    Calibration, ColourModel, DetectOptions, Intrinsics, MapPicture, MapReference, PlaneSampler,
-    detect_sampled,
+    Calibration, ColourModel, DetectOptions, Intrinsics, KeptReference, MapPicture, MapReference,
+    PlaneSampler, detect_sampled,
 };
 use crate::capture::Frame;
 use crate::geom::Footprint;
@@ -38,6 +38,8 @@ pub struct TableObserver {
     frames_since: u32,
     /// The empty map, when known.
     reference: Option<MapReference>,
+    /// Where a reference the feed learns is kept across restarts.
+    kept: Option<KeptReference>,
 }
 
 impl TableObserver {
@@ -57,6 +59,7 @@ impl TableObserver {
             sampler: None,
             frames_since: 0,
             reference: None,
+            kept: None,
         }
     }
 
@@ -71,6 +74,17 @@ impl TableObserver {
     pub fn learning_the_map(self) -> Self {
         let reference = MapReference::unseen(self.map_w_in, self.map_h_in);
         self.with_reference(reference)
+    }
+
+    /// Keep what the feed learns of the empty map in `kept`'s file, and start from what
+    /// it kept when that fits this table (see [`KeptReference::resume`]). Only a
+    /// reference the feed learns is kept: the map image or none leaves `kept` unused.
+    pub fn keeping_the_reference(mut self, kept: KeptReference) -> Self {
+        if let Some(reference) = self.reference.take_if(|r| r.learns()) {
+            self.reference = Some(kept.resume(reference));
+            self.kept = Some(kept);
+        }
+        self
     }
 
     /// The empty map as this observer knows it now.
@@ -168,5 +182,17 @@ impl Observer for TableObserver {
             known = reference.known_share(),
             "the empty map learnt from a settled table"
         );
+        if let Some(kept) = self.kept.as_mut()
+            && learnt > 0
+        {
+            kept.learnt(reference);
+        }
+    }
+
+    /// The feed stops: what was learnt since the reference was last kept is written.
+    fn stopped(&mut self) {
+        if let (Some(kept), Some(reference)) = (self.kept.as_mut(), self.reference.as_ref()) {
+            kept.stop(reference);
+        }
     }
 }

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use image::RgbImage;
+use image::{RgbImage, RgbaImage};
 
 use super::Calibration;
 use super::detect::{PX_PER_IN, PlaneSampler};
@@ -162,6 +162,37 @@ impl MapReference {
 
     pub fn image(&self) -> &RgbImage {
         &self.image
+    }
+
+    /// The reference as one RGBA image: the colours, and an alpha of 255 where the
+    /// reference knows the map, 0 where it does not. What [`Self::from_rgba`] reads back,
+    /// to keep a learnt reference across a restart (see [`super::kept`]).
+    pub fn to_rgba(&self) -> RgbaImage {
+        let w = self.image.width();
+        RgbaImage::from_fn(w, self.image.height(), |x, y| {
+            let [r, g, b] = self.image.get_pixel(x, y).0;
+            let known = self
+                .known
+                .as_ref()
+                .is_none_or(|known| known[(y * w + x) as usize]);
+            image::Rgba([r, g, b, if known { 255 } else { 0 }])
+        })
+    }
+
+    /// A reference made by the camera, read back from [`Self::to_rgba`]: a pixel with an
+    /// alpha of 128 or more is known. One that knows every pixel is a whole view of the
+    /// map, as a photo of the empty table is.
+    pub fn from_rgba(rgba: &RgbaImage) -> Self {
+        let image = RgbImage::from_fn(rgba.width(), rgba.height(), |x, y| {
+            let [r, g, b, _] = rgba.get_pixel(x, y).0;
+            image::Rgb([r, g, b])
+        });
+        let known: Vec<bool> = rgba.pixels().map(|p| p.0[3] >= 128).collect();
+        Self {
+            image,
+            known: (!known.iter().all(|k| *k)).then_some(known),
+            camera_made: true,
+        }
     }
 
     /// Whether frames of the table may bring this reference up to date (see

@@ -168,3 +168,20 @@ pub fn spawn_camera_feed(
     )
     .unwrap();
 }
+
+/// The pieces of an `/api/state` answer: (id, x, y, heading) of each.
+pub fn state_pieces(state: &serde_json::Value) -> Vec<(String, f64, f64, f64)> {
+    state["table"]["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap().to_owned(),
+                p["pose"]["x_in"].as_f64().unwrap(),
+                p["pose"]["y_in"].as_f64().unwrap(),
+                p["pose"]["heading_deg"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
