@@ -1213,6 +1213,7 @@ function eventText(e) {
   if (ev.event === "identified") return `${nameOf(ev.unit)} named (was taken for ${nameOf(ev.was)})`;
   const at = (p) => `(${f2(p.x_in)}, ${f2(p.y_in)})`;
   if (ev.event === "vetoed") return `${ev.unit ? nameOf(ev.unit) : "a detection"} at ${at(ev.pose)}: not a piece, says ${ev.by}`;
+  if (ev.event === "lifted") return `the place where ${ev.unit ? nameOf(ev.unit) : "a detection"} was vetoed, ${at(ev.pose)}, changed: seen again`;
   if (ev.event === "placed") return `${nameOf(ev.unit)} placed by hand at ${at(ev.pose)} by ${ev.by}`;
   if (ev.event === "unplaced") return `${nameOf(ev.unit)} taken back by ${ev.by}`;
   if (ev.event === "seen") return `${nameOf(ev.unit)} seen by the camera at ${at(ev.pose)}`;
