@@ -603,7 +603,7 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
          strip heading p95 {strip_p95:.2} deg, status {status:.3}"
     );
     assert!(recall >= 0.87, "{figures}");
-    assert!(precision >= 0.92, "{figures}");
+    assert!(precision >= 0.945, "{figures}");
     assert!(centre_median <= 0.06, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");
     assert!(status >= 0.96, "{figures}");

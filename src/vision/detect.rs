@@ -1097,10 +1097,34 @@ fn measure_blob(
         return Vec::new();
     };
     if let Some(parts) = split_by_tops(blob, &top) {
-        return parts
+        let pieces: Vec<(DetectedPiece, f64)> = parts
             .iter()
             .flat_map(|part| measure_blob(part, plane, colour, camera, options))
             .collect();
+        // A marked block's side face, lit as its top, is parted from the top's paint by
+        // the strip: two lit pieces, of one standing block. Two blocks in a column are
+        // wider than one standing block can show; a blob that reads as one standing
+        // block at least as surely as its least sure part is one. Of its parts, the
+        // one nearest the whole's reading is the block (a part measures its edges more
+        // closely than the whole, whose silhouette mixes top and side face).
+        let least_sure = pieces
+            .iter()
+            .map(|(p, _)| p.confidence)
+            .fold(f64::INFINITY, f64::min);
+        if pieces.len() > 1
+            && let Some((whole, _)) = measure(blob, plane, colour, camera, options, None)
+            && whole.kind == "block"
+            && whole.status == Status::Fresh
+            && whole.confidence >= least_sure
+        {
+            let off = |p: &DetectedPiece| (p.x_in - whole.x_in).hypot(p.y_in - whole.y_in);
+            return pieces
+                .into_iter()
+                .min_by(|a, b| off(&a.0).total_cmp(&off(&b.0)))
+                .into_iter()
+                .collect();
+        }
+        return pieces;
     }
     let axes = principal_axes(&top);
     // The strip's ends by count, not by share: a fresh block's narrow top at one end of
