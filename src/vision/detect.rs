@@ -1635,6 +1635,12 @@ fn measure(
     if fit.err > 0.9 {
         return None;
     }
+    // A piece shows at least part of its top as paint or paper; a few scattered pixels
+    // whose span is a piece's (a river bank's pale outline, specks of its blue) are not.
+    let top_px = fit.frontage_in * fit.depth_in * PX_PER_IN * PX_PER_IN;
+    if (blob.len() as f64) < LEAST_TOP_SHOWN * top_px {
+        return None;
+    }
     let grow = fit.height_in / (cam_h - fit.height_in);
     let k = 1.0 / (1.0 + grow);
     let toward = sil.toward_camera();
@@ -2015,6 +2021,10 @@ fn block_heading(sign: Sign, axes: &Axes, facing_away: impl Fn() -> Option<f64>)
         }
     }
 }
+
+/// The least share of its top's area a piece's blob holds: the top's paint in shade
+/// and its label's print can leave parts of it out, never most of it.
+const LEAST_TOP_SHOWN: f64 = 0.25;
 
 /// What tells a block's front, as a sign along its axes' normal.
 enum Sign {
