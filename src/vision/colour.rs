@@ -40,8 +40,15 @@ impl ColourModel {
 
     /// Which side's paint a pixel is, by index into `sides`.
     pub fn side_of(&self, hsv: Hsv) -> Option<usize> {
+        self.side_of_paler(hsv, 1.0)
+    }
+
+    /// Which side's paint a pixel may be, with each side's least saturation scaled by
+    /// `saturation_scale`: paint mixed with white paper over a pixel or two (a spent
+    /// block's rim around its label) keeps its hue and loses saturation.
+    pub fn side_of_paler(&self, hsv: Hsv, saturation_scale: f64) -> Option<usize> {
         self.sides.iter().position(|s| {
-            hsv.s >= s.min_saturation
+            hsv.s >= saturation_scale * s.min_saturation
                 && hsv.v >= s.min_value
                 && hue_distance(hsv.h, s.hue_deg) <= s.hue_tolerance_deg
         })

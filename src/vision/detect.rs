@@ -1022,7 +1022,7 @@ fn lit_paint(blob: &[Px], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
 }
 
 /// A label's area, 1.6 x 0.6 in.
-const LABEL_IN_SQ: f64 = 0.96;
+const LABEL_IN_SQ: f64 = LABEL_LENGTH_IN * LABEL_WIDTH_IN;
 
 /// A label's area at the least (0.45 sq in; a spent block's shows about 0.96, a facing
 /// strip 0.35): paper this large lies on a top, and a top that holds it is a top.
@@ -1923,8 +1923,7 @@ fn rim_side(
         (centre[1] - reach).max(0.0) as u32,
     );
     let (x1, y1) = ((centre[0] + reach) as u32, (centre[1] + reach) as u32);
-    let sides = &options.colours.sides;
-    let mut votes = vec![0usize; sides.len()];
+    let mut votes = vec![0usize; options.colours.sides.len()];
     for y in y0..=y1 {
         for x in x0..=x1 {
             let d = sub([f64::from(x) + 0.5, f64::from(y) + 0.5], centre);
@@ -1940,11 +1939,7 @@ fn rim_side(
                 continue;
             };
             let hsv = Hsv::from_rgb(rgb);
-            if let Some(side) = sides.iter().position(|s| {
-                hsv.s >= 0.5 * s.min_saturation
-                    && hsv.v >= s.min_value
-                    && super::colour::hue_distance(hsv.h, s.hue_deg) <= s.hue_tolerance_deg
-            }) {
+            if let Some(side) = options.colours.side_of_paler(hsv, 0.5) {
                 votes[side] += 1;
             }
         }
