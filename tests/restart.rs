@@ -171,18 +171,29 @@ impl Server {
     }
 
     /// Stop it as a person does, with Ctrl-C, and wait for it to end.
-    fn stop(mut self) -> Vec<String> {
+    fn stop(self) -> Vec<String> {
+        self.stop_with("-INT")
+    }
+
+    /// Stop it with a signal (`-INT` for Ctrl-C, `-TERM` as `systemctl stop` does) and
+    /// wait for it to end by its own shutdown, which writes what the feed learnt: exit
+    /// status 0, not death by the signal.
+    fn stop_with(mut self, signal: &str) -> Vec<String> {
         let pid = self.child.id().to_string();
-        let killed = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        let killed = Command::new("kill").args([signal, &pid]).status().unwrap();
         assert!(killed.success());
         let since = Instant::now();
-        while self.child.try_wait().unwrap().is_none() {
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
             assert!(
                 since.elapsed() < Duration::from_secs(20),
-                "aide serve did not stop on Ctrl-C"
+                "aide serve did not stop on {signal}"
             );
             std::thread::sleep(Duration::from_millis(50));
-        }
+        };
+        assert!(status.success(), "aide serve on {signal}: {status}");
         // The readers drain what is left in the pipes.
         std::thread::sleep(Duration::from_millis(200));
         self.err.lock().unwrap().clone()
@@ -305,7 +316,7 @@ fn the_learnt_map_and_a_piece_held_by_hand_survive_a_restart() {
         "from the journal: 0 veto(es) in force, 1 piece(s) held by hand",
         Duration::from_secs(5),
     );
-    server.stop();
+    server.stop_with("-TERM");
     let log = common::stored_events(&journal);
     let kinds: Vec<(&str, &str)> = log.iter().map(|e| (e.kind(), e.unit())).collect();
     // The camera missing the block, the person placing it; the restart adds nothing.

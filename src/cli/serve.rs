@@ -396,7 +396,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let served = runtime.block_on(async move {
         tokio::select! {
             served = web::serve(listener, state) => served.context("serving"),
-            _ = tokio::signal::ctrl_c() => Ok(()),
+            _ = stop_requested() => Ok(()),
         }
     });
     // The server's tasks gone, the feed sees it has no one to feed and stops, writing
@@ -407,6 +407,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     }
     served
+}
+
+/// Ctrl-C, or on Unix SIGTERM (what `systemctl stop`, `docker stop` and `kill` send):
+/// either stops the server the same way, so that the feed writes what it learnt of the
+/// map before the process ends.
+async fn stop_requested() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+                return;
+            }
+            Err(e) => tracing::warn!("SIGTERM will not stop the server cleanly: {e}"),
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// How long a stopping server waits for the feed thread: a frame read, a detection, and
