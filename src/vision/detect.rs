@@ -422,6 +422,7 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Ve
     let (w, h) = crop.dimensions();
     let papers: Vec<(usize, Vec<(usize, usize)>)> = (0..count)
         .filter(|&c| class[c] == PAPER && (least_paper..=most_paper).contains(&pixels[c].len()))
+        .filter(|&c| !is_a_thin_line(&pixels[c], &labels, c + 1))
         .map(|c| {
             let mut touching: Vec<(usize, usize)> = Vec::new();
             for &(x, y) in &pixels[c] {
@@ -507,6 +508,39 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Ve
         }));
     }
     blobs
+}
+
+/// A paper region holding fewer interior pixels (all four neighbours its own) than
+/// this share of its pixels is a line, not a sticker: a facing strip is 0.19 in (3.75
+/// px) wide and a label 0.6 in, so a third or more of either is interior even where
+/// the strip's edges blur into paint; a river bank's pale outline, a road's edge or a
+/// lettering stroke is one or two pixels wide along its length and has next to none.
+/// Such a line touching a block would join its blob and stretch it past any piece.
+const LEAST_PAPER_INTERIOR: f64 = 0.2;
+
+/// Whether a paper region (`region`, its pixels; `label`, its number in `labels`) is a
+/// thin line of the map's (see [`LEAST_PAPER_INTERIOR`]).
+fn is_a_thin_line(
+    region: &[(u32, u32)],
+    labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>,
+    label: usize,
+) -> bool {
+    let (w, h) = labels.dimensions();
+    let own = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && x < i64::from(w)
+            && y < i64::from(h)
+            && labels.get_pixel(x as u32, y as u32).0[0] as usize == label
+    };
+    let interior = region
+        .iter()
+        .filter(|&&(x, y)| {
+            let (x, y) = (i64::from(x), i64::from(y));
+            own(x - 1, y) && own(x + 1, y) && own(x, y - 1) && own(x, y + 1)
+        })
+        .count();
+    (interior as f64) < LEAST_PAPER_INTERIOR * region.len() as f64
 }
 
 /// A paper region's pixels (crop positions) shared out among the paint regions (by
@@ -2179,7 +2213,7 @@ fn heading_of(d: [f64; 2]) -> f64 {
 mod tests {
     use nalgebra::Point3;
 
-    use super::{Facing, PX_PER_IN, PlaneSampler};
+    use super::{Facing, PAPER, PX_PER_IN, PlaneSampler, blobs_of};
     use crate::sim;
     use crate::table::Status;
     use crate::vision::Calibration;
@@ -2200,6 +2234,42 @@ mod tests {
             let json = serde_json::to_value(status).unwrap();
             assert_eq!(serde_json::Value::String(status.to_string()), json);
         }
+    }
+
+    /// Paper touching a block joins its blob when it is a sticker, a facing strip 0.19
+    /// in (4 px) wide, and not when it is a line one or two pixels wide (a river bank's
+    /// pale outline): the line would stretch the blob 2 in past the block, and no piece
+    /// would fit it.
+    #[test]
+    fn a_thin_pale_line_touching_a_block_stays_out_of_its_blob() {
+        // A fresh block's top, 1.875 x 0.375 in (38 x 8 px), side 0's paint (value 1).
+        let mut crop = image::GrayImage::new(100, 60);
+        for y in 20..28 {
+            for x in 30..68 {
+                crop.put_pixel(x, y, image::Luma([1]));
+            }
+        }
+        // Its facing strip along the near edge, 4 px wide; and a bank's outline, 2 px
+        // wide, running 1.5 in on from the top's far corner.
+        for y in 28..32 {
+            for x in 31..67 {
+                crop.put_pixel(x, y, image::Luma([PAPER]));
+            }
+        }
+        for k in 0..30 {
+            for w in 0..2 {
+                crop.put_pixel(68 + k, 19 - k / 2 + w, image::Luma([PAPER]));
+            }
+        }
+        let blobs = blobs_of(&crop, 0, 0);
+        let block = blobs
+            .iter()
+            .find(|(side, _)| *side == Some(0))
+            .expect("the block's blob");
+        let paper = block.1.iter().filter(|p| p.paper).count();
+        let reach = block.1.iter().map(|p| p.x).max().unwrap();
+        assert_eq!(paper, 36 * 4, "the strip's pixels, and the line's none");
+        assert_eq!(reach, 67, "the blob ends at the top's edge");
     }
 
     /// The pixels between lattice points blend their neighbours' positions: within a
