@@ -2102,7 +2102,16 @@ fn fresh_facing(
         }
     };
     let (low, high, beside) = (share(counts[0]), share(counts[1]), share(counts[2]));
-    if let strip @ Sign::Strip(_) = strip_between(low, high) {
+    // A strip is read against the paint of the top's other half: where that half
+    // shows next to nothing (a satin top's far half too pale to read as paint), the
+    // paper may as well be the top's far half as its strip.
+    let half_top_px = 0.5 * (sil.along.1 - sil.along.0) * (top_n.1 - top_n.0);
+    let both_halves_seen = counts[..2]
+        .iter()
+        .all(|[_, all]| *all as f64 >= LEAST_HALF_TOP_SEEN * half_top_px);
+    if let strip @ Sign::Strip(_) = strip_between(low, high)
+        && both_halves_seen
+    {
         strip
     } else if beside >= 0.3 && low.max(high) <= 0.25 {
         Sign::Label(-toward)
@@ -2110,6 +2119,10 @@ fn fresh_facing(
         Sign::None
     }
 }
+
+/// The least share of each half of a standing block's top its blob must hold for a
+/// strip to be read on one half (see [`fresh_facing`]).
+const LEAST_HALF_TOP_SEEN: f64 = 0.25;
 
 /// Which long side of a spent block's top (`[lo_l, hi_l, lo_n, hi_n]` on `axes`) carries
 /// the facing strip: +1 or -1 along the normal, 0 for none. The label stops short of the
