@@ -1174,7 +1174,16 @@ fn measure_blob(
         nth_smallest(&mut along, last - trim),
     );
     let length_in = (hi - lo + 1.0) / PX_PER_IN;
-    let frontages = length_in / block.frontage_in;
+    let (mut lo, mut hi, mut frontages) = (lo, hi, length_in / block.frontage_in);
+    // A block at the end of a line whose top reads dim (in shade, or under its strip)
+    // is left out of the lit top's length, but not of the blob's: taken whole into the
+    // last part, it makes a part two frontages long. The blob's length, less the end
+    // face a standing block shows at the end nearer the camera, counts it.
+    if let Some(whole) = line_by_silhouette(blob, &axes, camera, block)
+        && whole.2.round() > frontages.round()
+    {
+        (lo, hi, frontages) = whole;
+    }
     let count = frontages.round().max(1.0) as usize;
     if count == 1 {
         return measure(blob, plane, colour, camera, options, None)
@@ -1217,6 +1226,39 @@ fn measure_blob(
             measure(part, plane, colour, camera, options, Some(cut))
         })
         .collect()
+}
+
+/// A blob's length along a line's axis, as (low end, high end, frontages), with the end
+/// face a standing block shows at the end nearer the camera taken off: the span its tops
+/// make. `None` when that is no whole number of frontages (within 0.3).
+fn line_by_silhouette(
+    blob: &[Px],
+    axes: &Axes,
+    (cam_x, cam_y, cam_h): (f64, f64, f64),
+    block: &crate::model::Shape,
+) -> Option<(f64, f64, f64)> {
+    let mut along: Vec<f64> = blob
+        .iter()
+        .map(|p| dot(sub(p.centre(), axes.centre), axes.along))
+        .collect();
+    let trim = 3.min(along.len() / 2);
+    let last = along.len() - 1;
+    let (mut lo, mut hi) = (
+        nth_smallest(&mut along, trim),
+        nth_smallest(&mut along, last - trim),
+    );
+    let nadir = dot(
+        sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], axes.centre),
+        axes.along,
+    );
+    let grow = block.height_fresh_in / (cam_h - block.height_fresh_in);
+    if nadir < lo {
+        lo += (lo - nadir) * grow;
+    } else if nadir > hi {
+        hi -= (nadir - hi) * grow;
+    }
+    let frontages = (hi - lo + 1.0) / PX_PER_IN / block.frontage_in;
+    ((frontages - frontages.round()).abs() <= 0.3).then_some((lo, hi, frontages))
 }
 
 /// Whether a long blob (its lit top `top` `frontages` block frontages long between
