@@ -597,6 +597,7 @@ fn not_corrected(e: NotCorrected, view: &SeatView) -> ApiError {
     let e = match e {
         NotCorrected::Refused(e) => e,
         NotCorrected::NotKept(e) => {
+            tracing::warn!(error = %e, "journal: a correction not stored, so not made");
             return ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 view.scrub_text(&format!(
