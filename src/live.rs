@@ -18,7 +18,7 @@ use crate::table::{Pose, Status, TableState};
 use crate::track::{AssignError, Event, Identification, Restored};
 use crate::track::{Observation, Tracker, TrackerConfig};
 use crate::vision::MapPicture;
-use crate::web::feed::{Feed, Identify, Publisher, Source};
+use crate::web::feed::{Feed, Identify, Keep, NotCorrected, Publisher, Source};
 
 /// How long the detector may fail to read the table (tags hidden or out of view) before
 /// the page says the camera is lost rather than that a hand is over the table.
@@ -253,26 +253,38 @@ pub struct Namer {
 }
 
 impl Namer {
-    /// Make one correction under the tracker's lock and publish the table after it.
+    /// Make one correction under the tracker's lock, as [`Identify`] says: tried on a copy
+    /// of the tracker, kept by `keep`, and only then made and published. The feed waits
+    /// on the lock meanwhile, so the journal sees this table before the camera's next.
     fn correct<T: Clone + Into<Event>>(
         &self,
+        keep: Keep,
         f: impl FnOnce(&mut Tracker) -> Result<T, AssignError>,
-    ) -> Result<T, AssignError> {
+    ) -> Result<T, NotCorrected> {
         let mut tracker = self.tracker.lock().expect("tracker lock");
-        let done = f(&mut tracker)?;
-        let table = tracker.stable().expect("corrected on it").clone();
-        self.publisher.corrected(table, vec![done.clone().into()]);
+        let mut tried = tracker.clone();
+        let done = f(&mut tried)?;
+        let table = tried.stable().expect("corrected on it").clone();
+        keep(&done.clone().into(), &table)?;
+        *tracker = tried;
+        self.publisher.table(table);
         Ok(done)
     }
 }
 
 impl Identify for Namer {
-    fn identify(&self, unit: &str, x_in: f64, y_in: f64) -> Result<Identification, AssignError> {
-        self.correct(|t| t.assign(unit, x_in, y_in))
+    fn identify(
+        &self,
+        unit: &str,
+        x_in: f64,
+        y_in: f64,
+        keep: Keep,
+    ) -> Result<Identification, NotCorrected> {
+        self.correct(keep, |t| t.assign(unit, x_in, y_in))
     }
 
-    fn veto(&self, x_in: f64, y_in: f64, by: &str) -> Result<Event, AssignError> {
-        self.correct(|t| t.veto(x_in, y_in, by))
+    fn veto(&self, x_in: f64, y_in: f64, by: &str, keep: Keep) -> Result<Event, NotCorrected> {
+        self.correct(keep, |t| t.veto(x_in, y_in, by))
     }
 
     fn place(
@@ -281,12 +293,13 @@ impl Identify for Namer {
         pose: Pose,
         status: Status,
         by: &str,
-    ) -> Result<Event, AssignError> {
-        self.correct(|t| t.place(unit, pose, status, by))
+        keep: Keep,
+    ) -> Result<Event, NotCorrected> {
+        self.correct(keep, |t| t.place(unit, pose, status, by))
     }
 
-    fn unplace(&self, unit: &str, by: &str) -> Result<Event, AssignError> {
-        self.correct(|t| t.unplace(unit, by))
+    fn unplace(&self, unit: &str, by: &str, keep: Keep) -> Result<Event, NotCorrected> {
+        self.correct(keep, |t| t.unplace(unit, by))
     }
 }
 

@@ -177,6 +177,16 @@ fn a_failed_batch_leaves_the_file_and_the_recorder_as_they_were() {
     rec.observe(&a, 1).unwrap();
     let failed: Result<(), JournalError> = rec.atomically(|r| {
         r.observe(&b, 2)?;
+        // A person's correction, to be stored with the next state, and the batch fails
+        // before that state.
+        r.correct(&Event::Vetoed {
+            unit: "b1".into(),
+            pose: a.piece("b1").unwrap().pose,
+            status: Status::Spent,
+            by: "red".into(),
+            shape: "block".into(),
+            colour: "blue".into(),
+        })?;
         r.journal().begin_turn(1, false, 3)?;
         // Turn 1 again: refused, so the whole batch is undone.
         r.journal().begin_turn(1, false, 4)
@@ -191,8 +201,13 @@ fn a_failed_batch_leaves_the_file_and_the_recorder_as_they_were() {
     ));
     assert_eq!(rec.journal().states().unwrap().len(), 1);
     assert_eq!(rec.journal().current_turn().unwrap().turn, 0);
-    // The recorder forgot b too: b is a move again.
-    assert_eq!(rec.observe(&b, 5).unwrap().unwrap().events.len(), 1);
+    // The recorder forgot b too, and the veto: b is a move again, and the only event.
+    let events = rec.observe(&b, 5).unwrap().unwrap().events;
+    assert_eq!(
+        events.iter().map(Event::kind).collect::<Vec<_>>(),
+        ["moved"],
+        "{events:?}"
+    );
 }
 
 #[test]

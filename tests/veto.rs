@@ -970,3 +970,56 @@ fn a_restart_rebuilds_the_vetoes_still_in_force_and_no_other() {
     }
     assert_eq!(table.tracker.vetoes(), 0);
 }
+
+/// A correction the journal cannot store is not made, and the page is told why: another
+/// program holds the journal's write lock (a `sqlite3` shell left in a transaction)
+/// past the journal's 5 s wait, so red's veto gets a 500 naming the journal's reason,
+/// the phantom stays on the table, and nothing of the refused veto reaches the journal
+/// later. Once the lock is let go, the same veto is made, and journaled once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correction_the_journal_cannot_store_is_a_500_and_is_not_made() {
+    let scenario = demo();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("game.db");
+    let server = Served::start(&scenario, true, Some(&db)).await;
+    let (x, y, _) = PHANTOM;
+    let (_, pieces) = server.after(0).await;
+    assert_eq!(within(&pieces, x, y, 0.5), [MISSED]);
+
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let veto = serde_json::json!({"x_in": x, "y_in": y});
+    let (code, body) = server.post("red", "/api/veto", veto.clone()).await;
+    assert_eq!(code, 500, "{body}");
+    let error = body["error"].as_str().unwrap();
+    for words in [
+        "the journal did not store this correction, so it was not made",
+        "database is locked",
+    ] {
+        assert!(error.contains(words), "{error:?} lacks {words:?}");
+    }
+    assert!(
+        !error.contains(MISSED),
+        "red must not read a blue id: {error}"
+    );
+    let (_, pieces) = server.table().await;
+    assert_eq!(
+        within(&pieces, x, y, 0.5),
+        [MISSED],
+        "the table is as it was"
+    );
+    other.execute_batch("ROLLBACK").unwrap();
+
+    // A hand over the table and a new stable state: still not vetoed, nothing journaled.
+    let (seq, pieces) = server.hand().await;
+    assert_eq!(within(&pieces, x, y, 0.5), [MISSED]);
+    let (code, body) = server.post("red", "/api/veto", veto).await;
+    assert_eq!(code, 200, "{body}");
+    let (_, pieces) = server.after(seq).await;
+    assert!(within(&pieces, x, y, 1.0).is_empty());
+    assert_journaled(
+        &db,
+        &[("moved", MISSED), ("vetoed", MISSED)],
+        "the refused veto is not stored with a later state",
+    );
+}

@@ -225,17 +225,20 @@ impl Recorder {
     }
 
     /// Run `f` as one transaction (see [`Journal::atomically`]); on error the recorder
-    /// also forgets the states `f` observed, so it stays in step with the file.
+    /// also forgets the states `f` observed and the corrections it made, so it stays in
+    /// step with the file (a correction the journal refused is not stored with a later
+    /// state either).
     pub fn atomically<T, E: From<JournalError>>(
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T, E>,
     ) -> Result<T, E> {
-        let last = self.last.clone();
+        let (last, identified) = (self.last.clone(), self.identified.clone());
         self.journal.begin()?;
         let result = f(self);
         let result = self.journal.finish(result);
         if result.is_err() {
             self.last = last;
+            self.identified = identified;
         }
         result
     }

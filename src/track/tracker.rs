@@ -233,6 +233,8 @@ struct Window {
 }
 
 /// Follows the table frame by frame and hands out a stable state each time it settles.
+/// A clone is where a person's correction is tried before the journal has it.
+#[derive(Clone)]
 pub struct Tracker {
     scenario: Arc<Scenario>,
     config: TrackerConfig,

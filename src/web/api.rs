@@ -13,6 +13,7 @@ use geo::{Coord, Distance, Euclidean, Point};
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
+use super::feed::{Keep, NotCorrected};
 use super::seats::Viewer;
 use crate::dice::chits::{AlterKind, Attempt, ChitCup, ChitError};
 use crate::dice::combat::{Combat, Edition, Engagement, bombard, daylight};
@@ -555,9 +556,9 @@ pub async fn identify(
         let snap = state.current();
         let view = viewer.view(&snap);
         namer
-            .identify(&req.unit, req.x_in, req.y_in)
+            .identify(&req.unit, req.x_in, req.y_in, &mut kept_by(&state))
             .map(Json)
-            .map_err(|e| hand_refused(e, view))
+            .map_err(|e| not_corrected(e, view))
     })
     .await
 }
@@ -565,12 +566,46 @@ pub async fn identify(
 // ---------- a person's veto, and pieces placed by hand (POST /api/veto, /api/place,
 // /api/unplace) ----------
 
-/// A correction the tracker refused, with the status that says why: 404 an unknown
-/// unit; 409 the table is not seen yet or the correction does not fit it now (the unit
-/// is on the table already, was not placed by hand); 422 nothing stands where the person
-/// tapped, or the wrong thing does. The reason is worded for the seat.
-fn hand_refused(e: crate::track::AssignError, view: &SeatView) -> ApiError {
+/// Stores a person's correction in the server's journal before it is made (see
+/// [`Identify`](super::feed::Identify)): after the table the camera published before it,
+/// in one transaction. With no journal there is nothing to store.
+fn kept_by(
+    state: &AppState,
+) -> impl FnMut(&crate::track::Event, &TableState) -> Result<(), crate::journal::JournalError> + '_
+{
+    move |event, table| {
+        let Some(journal) = &state.journal else {
+            return Ok(());
+        };
+        // Cloned out of the channel's lock, not to hold the feed while SQLite writes.
+        let view = state.feed.borrow().clone();
+        journal
+            .lock()
+            .expect("journal lock")
+            .keep(&view, event, table)
+    }
+}
+
+/// A correction not made, with the status that says why, worded for the seat. The
+/// tracker refused it: 404 an unknown unit; 409 the table is not seen yet or the
+/// correction does not fit it now (the unit is on the table already, was not placed by
+/// hand); 422 nothing stands where the person tapped, or the wrong thing does. Or the
+/// journal did not store it: 500 with the journal's reason; the table is as it was, and
+/// the person may try again.
+fn not_corrected(e: NotCorrected, view: &SeatView) -> ApiError {
     use crate::track::AssignError;
+    let e = match e {
+        NotCorrected::Refused(e) => e,
+        NotCorrected::NotKept(e) => {
+            tracing::warn!(error = %e, "journal: a correction not stored, so not made");
+            return ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                view.scrub_text(&format!(
+                    "the journal did not store this correction, so it was not made (the table is as it was); try again: {e}"
+                )),
+            );
+        }
+    };
     let status = match e {
         AssignError::UnknownUnit(_) => StatusCode::NOT_FOUND,
         AssignError::NoStableTable
@@ -592,10 +627,7 @@ async fn correct(
     state: Arc<AppState>,
     viewer: Viewer,
     what: &str,
-    f: impl FnOnce(
-        &dyn super::feed::Identify,
-        &str,
-    ) -> Result<crate::track::Event, crate::track::AssignError>
+    f: impl FnOnce(&dyn super::feed::Identify, &str, Keep) -> Result<crate::track::Event, NotCorrected>
     + Send
     + 'static,
 ) -> ApiResult<serde_json::Value> {
@@ -608,7 +640,8 @@ async fn correct(
     blocking(move || {
         let snap = state.current();
         let view = viewer.view(&snap);
-        let event = f(tracker.as_ref(), viewer.seat.name()).map_err(|e| hand_refused(e, view))?;
+        let event = f(tracker.as_ref(), viewer.seat.name(), &mut kept_by(&state))
+            .map_err(|e| not_corrected(e, view))?;
         Ok(Json(shaped(view, &event)))
     })
     .await
@@ -647,8 +680,8 @@ pub async fn veto(
     let Json(req) = body?;
     plays(&viewer, "veto a piece")?;
     inches(&[req.x_in, req.y_in])?;
-    correct(state, viewer, "veto", move |t, by| {
-        t.veto(req.x_in, req.y_in, by)
+    correct(state, viewer, "veto", move |t, by, keep| {
+        t.veto(req.x_in, req.y_in, by, keep)
     })
     .await
 }
@@ -681,8 +714,8 @@ pub async fn place(
     viewer.must_own(side.as_deref(), "units", &req.unit)?;
     inches(&[req.x_in, req.y_in, req.heading_deg])?;
     let pose = crate::table::Pose::new(req.x_in, req.y_in, req.heading_deg);
-    correct(state, viewer, "place a piece into", move |t, by| {
-        t.place(&req.unit, pose, req.status, by)
+    correct(state, viewer, "place a piece into", move |t, by, keep| {
+        t.place(&req.unit, pose, req.status, by, keep)
     })
     .await
 }
@@ -704,9 +737,12 @@ pub async fn unplace(
     plays(&viewer, "take back a piece")?;
     let side = state.scenario.unit(&req.unit).map(|u| u.side.clone());
     viewer.must_own(side.as_deref(), "units", &req.unit)?;
-    correct(state, viewer, "take a piece back from", move |t, by| {
-        t.unplace(&req.unit, by)
-    })
+    correct(
+        state,
+        viewer,
+        "take a piece back from",
+        move |t, by, keep| t.unplace(&req.unit, by, keep),
+    )
     .await
 }
 
@@ -910,10 +946,10 @@ async fn journal(
     + Send
     + 'static,
 ) {
-    if let Some(recorder) = state.recorder.clone() {
+    if let Some(recorder) = state.journal.clone() {
         let _ = tokio::task::spawn_blocking(move || {
-            let mut r = recorder.lock().expect("recorder lock");
-            if let Err(e) = f(r.journal(), crate::journal::now_ms()) {
+            let mut r = recorder.lock().expect("journal lock");
+            if let Err(e) = f(r.recorder.journal(), crate::journal::now_ms()) {
                 tracing::warn!(error = %e, "journal: not recorded");
             }
         })
@@ -990,10 +1026,11 @@ async fn change_cup<T: Serialize + Send + 'static>(
         let mut cup = state.cup.lock().expect("cup lock");
         let mut changed = cup.clone();
         let (answer, record) = change(&mut changed, view)?;
-        if let Some(recorder) = &state.recorder {
+        if let Some(recorder) = &state.journal {
             let stored = recorder
                 .lock()
-                .expect("recorder lock")
+                .expect("journal lock")
+                .recorder
                 .journal()
                 .atomically(|j| -> Result<(), crate::journal::JournalError> {
                     let ts = crate::journal::now_ms();
@@ -1230,12 +1267,12 @@ pub async fn log(
     State(state): State<Arc<AppState>>,
     viewer: Viewer,
 ) -> ApiResult<serde_json::Value> {
-    let recorder = state.recorder.clone().ok_or_else(no_journal)?;
+    let recorder = state.journal.clone().ok_or_else(no_journal)?;
     let answer = blocking(move || {
         let snap = state.current();
         let view = viewer.view(&snap);
-        let mut r = recorder.lock().expect("recorder lock");
-        let j = r.journal();
+        let mut r = recorder.lock().expect("journal lock");
+        let j = r.recorder.journal();
         let failed = |e: crate::journal::JournalError| {
             ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
         };
@@ -1273,11 +1310,12 @@ pub async fn log_state(
     Path(seq): Path<String>,
 ) -> ApiResult<serde_json::Value> {
     let seq = state_number(&seq)?;
-    let recorder = state.recorder.clone().ok_or_else(no_journal)?;
+    let recorder = state.journal.clone().ok_or_else(no_journal)?;
     let answer = blocking(move || {
         let stored = recorder
             .lock()
-            .expect("recorder lock")
+            .expect("journal lock")
+            .recorder
             .journal()
             .state(seq)
             .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?

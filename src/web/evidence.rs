@@ -70,13 +70,14 @@ pub async fn log_picture(
         )
         .into_response();
     }
-    let Some(recorder) = state.recorder.clone() else {
+    let Some(recorder) = state.journal.clone() else {
         return no_journal().into_response();
     };
     let stored = blocking(move || {
         recorder
             .lock()
-            .expect("recorder lock")
+            .expect("journal lock")
+            .recorder
             .journal()
             .picture(seq)
             .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use tokio::sync::watch;
 
+use crate::journal::JournalError;
 use crate::table::{Pose, Status, TableState};
 use crate::track::{AssignError, Event, Identification};
 use crate::vision::MapPicture;
@@ -44,11 +45,11 @@ pub struct FeedView {
     pub source: Source,
     /// Frames (camera) or states (replay) per second the producer is running at.
     pub fps: f64,
-    /// Every correction of the tracker since the feed started, oldest first: pieces a
-    /// person named, vetoed, placed or took back, and held pieces the camera took over
-    /// (see [`Event::is_correction`]). A list, not the newest only: a watch channel may
-    /// skip a view, and the journal must take every correction before the table that
-    /// follows it.
+    /// Every correction the tracker made by itself since the feed started, oldest first:
+    /// held pieces the camera took over, vetoes lifted (see [`Event::is_correction`]). A
+    /// list, not the newest only: a watch channel may skip a view, and the journal must
+    /// take every correction before the table that follows it. A person's corrections
+    /// are not here: the server stores them before it answers (see [`Identify`]).
     pub corrections: Arc<Vec<Event>>,
     /// The camera's picture of the map on the frame the tracker committed the table on
     /// (the evidence view and the journal); `None` until a camera feed has committed one,
@@ -92,14 +93,8 @@ impl Publisher {
         self.publish(table, Vec::new(), None)
     }
 
-    /// The stable table after `corrections` of the tracker (a person named, vetoed,
-    /// placed or took back a piece; the camera took over a piece placed by hand), in one
-    /// change of the view, so no consumer sees a correction without its table.
-    pub fn corrected(&self, table: TableState, corrections: Vec<Event>) -> u64 {
-        self.publish(table, corrections, None)
-    }
-
-    /// A new stable table as the camera saw it, after `corrections`, with the picture of
+    /// A new stable table as the camera saw it, after the tracker's own `corrections`
+    /// (the camera took over a piece placed by hand, a veto lifted), with the picture of
     /// the frame it was committed on (`None` when the frame's map could not be
     /// pictured: the last picture is then dropped rather than shown for a table it does
     /// not show).
@@ -157,18 +152,51 @@ impl Publisher {
 /// A person's corrections of the tracker from the page: name a piece, veto one, place a
 /// missed one by hand or take it back. A tracking feed implements it (it owns the names
 /// and the pieces); a scripted replay does not, and the server refuses these with 409.
-/// Each publishes the corrected table at once, with its journal event.
+///
+/// Each is tried on the tracker, handed to `keep` with the tracker's table after it, and
+/// made (the tracker changed, the corrected table published) only when `keep` succeeds:
+/// the server stores it in the journal there, so a person told it was done is never
+/// told wrong by a kill, and a journal that fails leaves the table as it was. `keep`
+/// runs while the feed waits, so that no table the camera settles on comes between the
+/// correction and its table.
 pub trait Identify: Send + Sync {
     /// The piece nearest `(x_in, y_in)` is `unit`.
-    fn identify(&self, unit: &str, x_in: f64, y_in: f64) -> Result<Identification, AssignError>;
+    fn identify(
+        &self,
+        unit: &str,
+        x_in: f64,
+        y_in: f64,
+        keep: Keep,
+    ) -> Result<Identification, NotCorrected>;
     /// The piece nearest `(x_in, y_in)` is not a piece (see
     /// [`Tracker::veto`](crate::track::Tracker::veto)); `by` is the seat that says so.
-    fn veto(&self, x_in: f64, y_in: f64, by: &str) -> Result<Event, AssignError>;
+    fn veto(&self, x_in: f64, y_in: f64, by: &str, keep: Keep) -> Result<Event, NotCorrected>;
     /// `unit` stands at `pose`, though the camera misses it.
-    fn place(&self, unit: &str, pose: Pose, status: Status, by: &str)
-    -> Result<Event, AssignError>;
+    fn place(
+        &self,
+        unit: &str,
+        pose: Pose,
+        status: Status,
+        by: &str,
+        keep: Keep,
+    ) -> Result<Event, NotCorrected>;
     /// Take back `unit`, placed by hand and not yet seen by the camera.
-    fn unplace(&self, unit: &str, by: &str) -> Result<Event, AssignError>;
+    fn unplace(&self, unit: &str, by: &str, keep: Keep) -> Result<Event, NotCorrected>;
+}
+
+/// Stores a correction (its event, and the tracker's table after it) before it is made;
+/// see [`Identify`].
+pub type Keep<'a> = &'a mut dyn FnMut(&Event, &TableState) -> Result<(), JournalError>;
+
+/// Why a correction was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum NotCorrected {
+    /// The tracker refused it (an unknown unit, nothing where the person tapped…).
+    #[error(transparent)]
+    Refused(#[from] AssignError),
+    /// The journal did not store it, so it was not made.
+    #[error(transparent)]
+    NotKept(#[from] JournalError),
 }
 
 /// A producer of stable tables. It runs on its own thread (detection and tracking are

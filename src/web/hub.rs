@@ -22,7 +22,6 @@ use crate::scenario::Scenario;
 use crate::seat::Seat;
 use crate::seat::view::SeatView;
 use crate::table::TableState;
-use crate::track::Event;
 use crate::vision::MapPicture;
 
 /// Messages a client may fall behind before it is dropped.
@@ -196,18 +195,10 @@ pub fn snapshot(
 
 /// Runs until the feed ends: turns feed views into snapshots and broadcasts them.
 pub async fn run(state: Arc<AppState>) {
-    let first = state.current();
-    let first = record(
-        &state,
-        first.table.clone(),
-        Vec::new(),
-        first.picture.clone(),
-    )
-    .await;
-    state.spectators_log_to(first);
     let mut feed = state.feed.clone();
-    // How many of the feed's corrections the journal has taken.
-    let mut corrected = 0;
+    let first = feed.borrow().clone();
+    let first = record(&state, first).await;
+    state.spectators_log_to(first);
     // Snapshots held back for spectators, each with when it is theirs and the journal's
     // newest state once it was stored.
     let mut held: VecDeque<(tokio::time::Instant, Arc<Snapshot>, Option<i64>)> = VecDeque::new();
@@ -227,13 +218,10 @@ pub async fn run(state: Arc<AppState>) {
                     status_out(&state, &view);
                     continue;
                 }
-                // Corrections since the last table recorded: they come with a new table,
-                // never with a status change.
-                let corrections = view.corrections.get(corrected..).unwrap_or_default().to_vec();
-                corrected = view.corrections.len();
                 let worker = state.clone();
+                let checked = view.clone();
                 let snap = match tokio::task::spawn_blocking(move || {
-                    snapshot(&worker.scenario, worker.rules.as_ref(), worker.served_seats(), worker.hub.receiver_count(), &view)
+                    snapshot(&worker.scenario, worker.rules.as_ref(), worker.served_seats(), worker.hub.receiver_count(), &checked)
                 }).await {
                     Ok(snap) => Arc::new(snap),
                     Err(e) => {
@@ -243,7 +231,7 @@ pub async fn run(state: Arc<AppState>) {
                 };
                 // Journal before broadcast: a roll a player makes on seeing this table is
                 // then stored after it.
-                let stored = record(&state, snap.table.clone(), corrections, snap.picture.clone()).await;
+                let stored = record(&state, view).await;
                 let mut messages: Vec<Option<Utf8Bytes>> = snap.messages.iter().cloned().map(Some).collect();
                 if let Some(slot) = delayed {
                     messages[slot] = None;
@@ -274,26 +262,16 @@ pub async fn run(state: Arc<AppState>) {
     }
 }
 
-/// Store a stable table in the journal, when the server keeps one, off the runtime,
-/// after the corrections of the tracker since the last one, with the camera's picture of
-/// it. Returns the journal's newest state after it (the table itself when it was stored;
-/// a table in which nothing changed is not).
-async fn record(
-    state: &AppState,
-    table: Arc<TableState>,
-    corrections: Vec<Event>,
-    picture: Option<Arc<MapPicture>>,
-) -> Option<i64> {
-    let recorder = state.recorder.clone()?;
-    let stored = tokio::task::spawn_blocking(move || {
-        let mut r = recorder.lock().expect("recorder lock");
-        for correction in &corrections {
-            r.correct(correction)?;
-        }
-        r.observe_seen(&table, crate::journal::now_ms(), picture.as_deref())?;
-        Ok::<_, crate::journal::JournalError>(r.journal().latest_state()?.map(|s| s.seq))
-    })
-    .await;
+/// Store a feed view's table in the journal, when the server keeps one, off the runtime,
+/// after the tracker's corrections since the last one, with the camera's picture of it
+/// (see [`Journaling::take`](super::journaling::Journaling::take)). Returns the
+/// journal's newest state after it (the table itself when it was stored; a table in
+/// which nothing changed is not).
+async fn record(state: &AppState, view: FeedView) -> Option<i64> {
+    let journal = state.journal.clone()?;
+    let stored =
+        tokio::task::spawn_blocking(move || journal.lock().expect("journal lock").take(&view))
+            .await;
     match stored {
         Ok(Ok(seq)) => seq,
         Ok(Err(e)) => {

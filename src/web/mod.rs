@@ -13,6 +13,7 @@ mod evidence;
 pub mod feed;
 mod guard;
 pub mod hub;
+mod journaling;
 pub mod qr;
 mod seats;
 
@@ -103,7 +104,8 @@ pub struct AppState {
     pub seats: Seats,
     /// Every seat, in slot order ([`crate::seat::slots`]).
     slots: Vec<Seat>,
-    pub recorder: Option<Arc<Mutex<Recorder>>>,
+    /// The game's journal, when the server keeps one.
+    pub journal: Option<Arc<Mutex<journaling::Journaling>>>,
     /// Where a person's naming of a piece goes: the tracking feed, when there is one.
     pub identify: Option<Arc<dyn feed::Identify>>,
     /// The address phones should open, and its QR code.
@@ -216,7 +218,7 @@ impl AppState {
             seating,
             seats,
             slots,
-            recorder: recorder.map(|r| Arc::new(Mutex::new(r))),
+            journal: recorder.map(|r| Arc::new(Mutex::new(journaling::Journaling::new(r)))),
             identify: setup.identify,
             url: setup.url,
             qr_svg,
