@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::calib::Calibration;
 use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
+use super::label::label_components;
 use super::reference::MapReference;
 use crate::model::PieceModel;
 use crate::table::{Status, UnitKind};
@@ -179,7 +180,7 @@ pub fn detect_sampled(
             read_tiles.put_pixel(tx, ty, image::Luma([255]));
         }
     }
-    let regions = connected_components(&read_tiles, Connectivity::Eight, image::Luma([0u8]));
+    let regions = label_components(&read_tiles);
     let reference = options.reference.and_then(|r| r.match_to(&reads));
 
     let mut plane = MapPlane {
@@ -404,7 +405,7 @@ impl Px {
 /// it touches along more pixels (a block's own label borders its top along its length;
 /// an enemy in contact touches it along an edge at most).
 fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Vec<Px>)> {
-    let labels = connected_components(crop, Connectivity::Eight, image::Luma([0u8]));
+    let labels = label_components(crop);
     let count = labels.pixels().map(|l| l.0[0] as usize).max().unwrap_or(0);
     let mut class = vec![0u8; count];
     let mut pixels: Vec<Vec<(u32, u32)>> = vec![Vec::new(); count];

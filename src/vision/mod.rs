@@ -8,6 +8,7 @@ pub mod camera_check;
 pub mod colour;
 pub mod detect;
 pub mod kept;
+mod label;
 pub mod learn;
 pub mod observe;
 #[cfg(feature = "opencv")]
