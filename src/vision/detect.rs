@@ -585,12 +585,14 @@ const PAPER_IN_SHADE: f64 = 0.75;
 /// Tells paint, paper and skin from the map.
 struct Classifier<'a> {
     colours: &'a ColourModel,
-    /// Neither paint nor skin is paler than this: most of the map is rejected on two
-    /// integer comparisons before any hue is worked out.
-    least_saturation: f64,
-    /// Paper (labels, facing strips) is at least this bright, 0-255: the colour model's
-    /// band value, with room for a corner of the table the light reaches less.
-    paper_min_value: f64,
+    /// By a pixel's brightest channel (0-255): the least spread between its brightest
+    /// and dimmest channels that may be paint or skin, 256 when none may. Neither is
+    /// paler than the least saturation of the two, so most of the map is rejected on
+    /// two table look-ups before any hue is worked out.
+    least_spread: [u16; 256],
+    /// By a pixel's brightest channel: the most spread paper (labels, facing strips)
+    /// shows, -1 when paper is never that dark.
+    paper_spread: [i16; 256],
 }
 
 impl<'a> Classifier<'a> {
@@ -600,19 +602,42 @@ impl<'a> Classifier<'a> {
             .iter()
             .map(|s| s.min_saturation)
             .fold(SKIN_MIN_SATURATION, f64::min);
+        // Paper is at least this bright, 0-255: the colour model's band value, with room
+        // for a corner of the table the light reaches less.
+        let paper_min_value = PAPER_IN_SHADE * colours.band_min_value * 255.0;
+        // Each table holds where a comparison in f64 changes its answer as the spread
+        // grows, for each brightest channel: worked out here with the very comparisons
+        // it stands for, so every pixel gets the answer those would give.
+        let spreads = || (0..=255u8).map(f64::from);
         Self {
             colours,
-            least_saturation,
-            paper_min_value: PAPER_IN_SHADE * colours.band_min_value * 255.0,
+            least_spread: std::array::from_fn(|max| {
+                let max = max as f64;
+                if max == 0.0 {
+                    return 1; // black has no hue: never paint or skin
+                }
+                spreads()
+                    .take_while(|&d| d < least_saturation * max)
+                    .count() as u16
+            }),
+            paper_spread: std::array::from_fn(|max| {
+                let max = max as f64;
+                if max >= paper_min_value {
+                    let paper = |&d: &f64| d <= colours.band_max_saturation * max;
+                    spreads().take_while(paper).count() as i16 - 1
+                } else {
+                    -1
+                }
+            }),
         }
     }
 
     fn class(&self, rgb: [u8; 3]) -> Class {
         let max = rgb.iter().copied().max().unwrap_or(0);
         let min = rgb.iter().copied().min().unwrap_or(0);
-        if max == 0 || f64::from(max - min) < self.least_saturation * f64::from(max) {
-            let paper = f64::from(max - min) <= self.colours.band_max_saturation * f64::from(max)
-                && f64::from(max) >= self.paper_min_value;
+        let spread = max - min;
+        if u16::from(spread) < self.least_spread[usize::from(max)] {
+            let paper = i16::from(spread) <= self.paper_spread[usize::from(max)];
             return if paper { Class::Paper } else { Class::Map };
         }
         let hsv = Hsv::from_rgb(rgb);
@@ -620,6 +645,106 @@ impl<'a> Classifier<'a> {
             Some(side) => Class::Side(side),
             None if is_skin(hsv) => Class::Skin,
             None => Class::Map,
+        }
+    }
+}
+
+#[cfg(test)]
+mod classifier_tests {
+    use super::{Class, Classifier, PAPER_IN_SHADE};
+    use crate::vision::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
+
+    /// The classification as worked out in f64 for every pixel before the tables
+    /// (`Classifier::least_spread`, `Classifier::paper_spread`) took its first step.
+    fn reference(colours: &ColourModel, rgb: [u8; 3]) -> Class {
+        let least_saturation = colours
+            .sides
+            .iter()
+            .map(|s| s.min_saturation)
+            .fold(SKIN_MIN_SATURATION, f64::min);
+        let paper_min_value = PAPER_IN_SHADE * colours.band_min_value * 255.0;
+        let max = rgb.iter().copied().max().unwrap_or(0);
+        let min = rgb.iter().copied().min().unwrap_or(0);
+        if max == 0 || f64::from(max - min) < least_saturation * f64::from(max) {
+            let paper = f64::from(max - min) <= colours.band_max_saturation * f64::from(max)
+                && f64::from(max) >= paper_min_value;
+            return if paper { Class::Paper } else { Class::Map };
+        }
+        let hsv = Hsv::from_rgb(rgb);
+        match colours.side_of(hsv) {
+            Some(side) => Class::Side(side),
+            None if is_skin(hsv) => Class::Skin,
+            None => Class::Map,
+        }
+    }
+
+    /// Every one of the 16.7 million RGB values gets the built-in model's class the
+    /// f64 reference gives it.
+    #[test]
+    fn the_classes_are_the_f64_references_for_every_rgb_value() {
+        let colours = ColourModel::builtin();
+        let classifier = Classifier::new(&colours);
+        let mut counts = [0usize; 4];
+        for r in 0..=255u8 {
+            for g in 0..=255u8 {
+                for b in 0..=255u8 {
+                    let class = classifier.class([r, g, b]);
+                    assert_eq!(class, reference(&colours, [r, g, b]), "rgb {r} {g} {b}");
+                    counts[match class {
+                        Class::Map => 0,
+                        Class::Side(_) => 1,
+                        Class::Paper => 2,
+                        Class::Skin => 3,
+                    }] += 1;
+                }
+            }
+        }
+        // Each class is somewhere in the cube: the comparison covered all four.
+        assert!(counts.iter().all(|&n| n > 1000), "{counts:?}");
+    }
+
+    /// The tables stand for the comparisons whatever the model's thresholds: models a
+    /// calibration may learn (low and high saturations, dim and bright paper, a
+    /// threshold falling exactly on a spread over a brightest channel) give the
+    /// reference's class for every pair of brightest and dimmest channel, which is all
+    /// the tables depend on.
+    #[test]
+    fn the_tables_agree_with_the_reference_on_any_model() {
+        let builtin = ColourModel::builtin();
+        let mut models = Vec::new();
+        for (min_saturation, band_max_saturation, band_min_value) in [
+            (0.05, 0.0, 0.0),
+            (0.25, 0.25, 0.5),
+            (0.5, 0.1, 1.0),
+            (1.0, 1.0, 0.3),
+            (1.5, 0.2, 1.5),
+            (0.0, 0.15, 0.8),
+        ] {
+            let mut model = builtin.clone();
+            for side in &mut model.sides {
+                side.min_saturation = min_saturation;
+            }
+            model.band_max_saturation = band_max_saturation;
+            model.band_min_value = band_min_value;
+            models.push(model);
+        }
+        for colours in &models {
+            let classifier = Classifier::new(colours);
+            for max in 0..=255u8 {
+                for min in 0..=max {
+                    for rgb in [
+                        [max, min, min],
+                        [min, max, min],
+                        [min, (max + min) / 2, max],
+                    ] {
+                        assert_eq!(
+                            classifier.class(rgb),
+                            reference(colours, rgb),
+                            "rgb {rgb:?}, model {colours:?}"
+                        );
+                    }
+                }
+            }
         }
     }
 }
