@@ -425,14 +425,18 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Ve
         .filter(|&c| class[c] == PAPER && (least_paper..=most_paper).contains(&pixels[c].len()))
         .map(|c| {
             let mut touching: Vec<(usize, usize)> = Vec::new();
+            let raw = labels.as_raw();
             for &(x, y) in &pixels[c] {
                 for (dx, dy) in CONTACT_REACH {
-                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                    if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+                    let (nx, ny) = (
+                        x.wrapping_add_signed(dx as i32),
+                        y.wrapping_add_signed(dy as i32),
+                    );
+                    if nx >= w || ny >= h {
                         continue;
                     }
-                    let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
-                    if n == 0 || class[n - 1] == PAPER {
+                    let n = raw[(ny * w + nx) as usize] as usize;
+                    if n == 0 || n == c + 1 || class[n - 1] == PAPER {
                         continue;
                     }
                     match touching.iter_mut().find(|(q, _)| *q == n - 1) {
