@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::calib::Calibration;
 use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
-use super::label::label_components;
+use super::mask::{grow, label_components, shrink};
 use super::reference::MapReference;
 use crate::model::PieceModel;
 use crate::table::{Status, UnitKind};
@@ -165,14 +165,10 @@ pub fn detect_sampled(
     }
     // A hand is a large skin-coloured area; a tan road or a label is thin. Eroding by
     // 0.2 in (one coarse pixel) leaves the one and removes the other.
-    let skin = imageproc::morphology::erode(&skin, imageproc::distance_transform::Norm::LInf, 1);
+    let skin = shrink(&skin, 1);
     let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
     // The tiles read in full, and the separate regions they make.
-    let near_paint = imageproc::morphology::dilate(
-        &paint,
-        imageproc::distance_transform::Norm::LInf,
-        READ_MARGIN,
-    );
+    let near_paint = grow(&paint, READ_MARGIN.into());
     let mut read_tiles = image::GrayImage::new(tiles_w, tiles_h);
     for (cx, cy, near) in near_paint.enumerate_pixels() {
         if near.0[0] > 0 {

@@ -8,8 +8,8 @@ pub mod camera_check;
 pub mod colour;
 pub mod detect;
 pub mod kept;
-mod label;
 pub mod learn;
+mod mask;
 pub mod observe;
 #[cfg(feature = "opencv")]
 pub mod opencv;

@@ -1,11 +1,13 @@
-//! Connected components of a small-valued image, eight-connected: the detector labels
-//! every crop of the tiles it read in full, each frame.
+//! Masks of the map plane, every frame: connected components (eight-connected) of the
+//! crops the detector read in full, and the coarse pass's masks grown and shrunk by a
+//! square.
 //!
-//! imageproc's `connected_components` gives the same labels, but it sets up a
-//! union-find forest of two machine words per pixel for every image it labels, and
-//! reads pixels through a generic interface: on a 1080p frame of 30 pieces it was a
-//! fifth of a live frame's detection. Here the forest holds one entry per provisional
-//! label, a few per blob.
+//! imageproc's `connected_components`, `dilate` and `erode` (L-infinity norm) give the
+//! same results. But `connected_components` sets up a union-find forest of two machine
+//! words per pixel for every image it labels, and reads pixels through a generic
+//! interface: on a 1080p frame of 30 pieces it was a fifth of a live frame's detection.
+//! Here the forest holds one entry per provisional label, a few per blob. And `dilate`
+//! and `erode` run a distance transform where a sliding count of set pixels does.
 
 use image::{GrayImage, ImageBuffer, Luma};
 
@@ -31,7 +33,10 @@ pub fn label_components(image: &GrayImage) -> Labels {
             if value == 0 {
                 continue;
             }
-            // The neighbours already labelled: west, then north-west, north, north-east.
+            // The neighbours already labelled of the same value, and so in the set:
+            // north makes the others (west, north-west, north-east) its neighbours
+            // too, already joined to it when they were labelled; west, likewise,
+            // north-west (its own north).
             let mut label = 0u32;
             let mut join = |at: usize, label: &mut u32| {
                 if px[at] != value {
@@ -46,16 +51,19 @@ pub fn label_components(image: &GrayImage) -> Labels {
                     *label = low;
                 }
             };
-            if x > 0 {
-                join(row + x - 1, &mut label);
-            }
-            if y > 0 {
-                let above = row - w;
-                if x > 0 {
+            let above = row.wrapping_sub(w);
+            let (west, north) = (x > 0, y > 0);
+            let north_east = north && x + 1 < w;
+            if north && px[above + x] == value {
+                join(above + x, &mut label);
+            } else {
+                if west {
+                    join(row + x - 1, &mut label);
+                }
+                if west && north && label == 0 {
                     join(above + x - 1, &mut label);
                 }
-                join(above + x, &mut label);
-                if x + 1 < w {
+                if north_east {
                     join(above + x + 1, &mut label);
                 }
             }
@@ -80,6 +88,61 @@ pub fn label_components(image: &GrayImage) -> Labels {
     Labels::from_raw(w as u32, h as u32, labels).expect("one label per pixel")
 }
 
+/// imageproc's `dilate(image, Norm::LInf, k)`: 255 where a non-zero pixel lies within
+/// `k` pixels each way (in the square of side 2k + 1 about it, as far as the image
+/// reaches), 0 elsewhere.
+pub fn grow(image: &GrayImage, k: u32) -> GrayImage {
+    square_has(image, k, |v| v != 0)
+}
+
+/// imageproc's `erode(image, Norm::LInf, k)`: 255 where every pixel within `k` pixels
+/// each way (as far as the image reaches) is non-zero, 0 elsewhere.
+pub fn shrink(image: &GrayImage, k: u32) -> GrayImage {
+    let mut out = square_has(image, k, |v| v == 0);
+    for p in out.iter_mut() {
+        *p = 255 - *p;
+    }
+    out
+}
+
+/// 255 where a pixel that is `wanted` lies in the square of side 2k + 1 about a pixel,
+/// clipped to the image, 0 elsewhere: along the rows, then along the columns of that,
+/// each by a running count.
+fn square_has(image: &GrayImage, k: u32, wanted: impl Fn(u8) -> bool) -> GrayImage {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let k = k as usize;
+    // Whether any of the 2k + 1 values centred on each of `values` is set, by a prefix
+    // count (`counts` is scratch of one more than the line's length).
+    let spread = |values: &mut dyn Iterator<Item = bool>, counts: &mut Vec<u32>| {
+        counts.clear();
+        counts.push(0);
+        for v in values {
+            let last = *counts.last().expect("starts with 0");
+            counts.push(last + u32::from(v));
+        }
+        let n = counts.len() - 1;
+        (0..n)
+            .map(|i| counts[(i + k + 1).min(n)] > counts[i.saturating_sub(k)])
+            .collect::<Vec<bool>>()
+    };
+    let mut counts = Vec::new();
+    let mut rows = vec![false; w * h];
+    for (y, row) in image.as_raw().chunks_exact(w.max(1)).enumerate().take(h) {
+        let along = spread(&mut row.iter().map(|&v| wanted(v)), &mut counts);
+        rows[y * w..(y + 1) * w].copy_from_slice(&along);
+    }
+    let mut out = vec![0u8; w * h];
+    for x in 0..w {
+        let down = spread(&mut (0..h).map(|y| rows[y * w + x]), &mut counts);
+        for (y, set) in down.into_iter().enumerate() {
+            if set {
+                out[y * w + x] = 255;
+            }
+        }
+    }
+    GrayImage::from_raw(w as u32, h as u32, out).expect("a byte per pixel")
+}
+
 /// The root of provisional label `l`, halving the path to it on the way.
 fn find(parent: &mut [u32], mut l: u32) -> u32 {
     while parent[l as usize] != l {
@@ -93,9 +156,11 @@ fn find(parent: &mut [u32], mut l: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use image::{GrayImage, Luma};
+    use imageproc::distance_transform::Norm;
+    use imageproc::morphology::{dilate, erode};
     use imageproc::region_labelling::{Connectivity, connected_components};
 
-    use super::label_components;
+    use super::{grow, label_components, shrink};
 
     /// Uniform numbers in 0..n, repeatable by seed.
     fn numbers(seed: u64) -> impl FnMut(u64) -> u64 {
@@ -110,9 +175,11 @@ mod tests {
 
     /// On random images of one to three values on a background (speckle, where every
     /// diagonal contact counts, and blocky patches whose components merge late in the
-    /// scan, U shapes and spirals among them) the labels are imageproc's, pixel for pixel.
+    /// scan, U shapes and spirals among them; one pixel to 40 each way, so a square
+    /// reaches past the edges) the labels, and the masks grown and shrunk by the
+    /// detector's squares, are imageproc's, pixel for pixel.
     #[test]
-    fn the_labels_are_imageprocs() {
+    fn the_labels_and_squares_are_imageprocs() {
         let mut next = numbers(7);
         let mut images: Vec<GrayImage> = Vec::new();
         for _ in 0..200 {
@@ -153,6 +220,18 @@ mod tests {
             }])
         }));
         for (k, image) in images.iter().enumerate() {
+            for reach in [1, 3] {
+                assert_eq!(
+                    grow(image, reach),
+                    dilate(image, Norm::LInf, reach as u8),
+                    "image {k}"
+                );
+                assert_eq!(
+                    shrink(image, reach),
+                    erode(image, Norm::LInf, reach as u8),
+                    "image {k}"
+                );
+            }
             let expected = connected_components(image, Connectivity::Eight, Luma([0u8]));
             assert_eq!(
                 label_components(image),
