@@ -596,15 +596,24 @@ struct Classifier<'a> {
 }
 
 impl<'a> Classifier<'a> {
-    fn new(colours: &'a ColourModel) -> Self {
-        let least_saturation = colours
+    /// Neither paint nor skin is paler than this.
+    fn least_saturation(colours: &ColourModel) -> f64 {
+        colours
             .sides
             .iter()
             .map(|s| s.min_saturation)
-            .fold(SKIN_MIN_SATURATION, f64::min);
-        // Paper is at least this bright, 0-255: the colour model's band value, with room
-        // for a corner of the table the light reaches less.
-        let paper_min_value = PAPER_IN_SHADE * colours.band_min_value * 255.0;
+            .fold(SKIN_MIN_SATURATION, f64::min)
+    }
+
+    /// Paper is at least this bright, 0-255: the colour model's band value, with room
+    /// for a corner of the table the light reaches less.
+    fn paper_min_value(colours: &ColourModel) -> f64 {
+        PAPER_IN_SHADE * colours.band_min_value * 255.0
+    }
+
+    fn new(colours: &'a ColourModel) -> Self {
+        let least_saturation = Self::least_saturation(colours);
+        let paper_min_value = Self::paper_min_value(colours);
         // Each table holds where a comparison in f64 changes its answer as the spread
         // grows, for each brightest channel: worked out here with the very comparisons
         // it stands for, so every pixel gets the answer those would give.
@@ -640,8 +649,13 @@ impl<'a> Classifier<'a> {
             let paper = i16::from(spread) <= self.paper_spread[usize::from(max)];
             return if paper { Class::Paper } else { Class::Map };
         }
+        Self::by_hue(self.colours, rgb)
+    }
+
+    /// The class of a pixel saturated enough to be paint or skin.
+    fn by_hue(colours: &ColourModel, rgb: [u8; 3]) -> Class {
         let hsv = Hsv::from_rgb(rgb);
-        match self.colours.side_of(hsv) {
+        match colours.side_of(hsv) {
             Some(side) => Class::Side(side),
             None if is_skin(hsv) => Class::Skin,
             None => Class::Map,
@@ -651,18 +665,14 @@ impl<'a> Classifier<'a> {
 
 #[cfg(test)]
 mod classifier_tests {
-    use super::{Class, Classifier, PAPER_IN_SHADE};
-    use crate::vision::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
+    use super::{Class, Classifier};
+    use crate::vision::colour::ColourModel;
 
     /// The classification as worked out in f64 for every pixel before the tables
     /// (`Classifier::least_spread`, `Classifier::paper_spread`) took its first step.
     fn reference(colours: &ColourModel, rgb: [u8; 3]) -> Class {
-        let least_saturation = colours
-            .sides
-            .iter()
-            .map(|s| s.min_saturation)
-            .fold(SKIN_MIN_SATURATION, f64::min);
-        let paper_min_value = PAPER_IN_SHADE * colours.band_min_value * 255.0;
+        let least_saturation = Classifier::least_saturation(colours);
+        let paper_min_value = Classifier::paper_min_value(colours);
         let max = rgb.iter().copied().max().unwrap_or(0);
         let min = rgb.iter().copied().min().unwrap_or(0);
         if max == 0 || f64::from(max - min) < least_saturation * f64::from(max) {
@@ -670,12 +680,7 @@ mod classifier_tests {
                 && f64::from(max) >= paper_min_value;
             return if paper { Class::Paper } else { Class::Map };
         }
-        let hsv = Hsv::from_rgb(rgb);
-        match colours.side_of(hsv) {
-            Some(side) => Class::Side(side),
-            None if is_skin(hsv) => Class::Skin,
-            None => Class::Map,
-        }
+        Classifier::by_hue(colours, rgb)
     }
 
     /// Every one of the 16.7 million RGB values gets the built-in model's class the
