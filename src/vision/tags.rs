@@ -103,7 +103,6 @@ pub(super) fn find_corner_tags(
         }
         found.add(search(&gray, None, decimation, contrast)?);
     }
-    GREY.set(Some(gray));
     let seen: Vec<usize> = (0..4).filter(|&i| found.tags[i].is_some()).collect();
     if seen.len() < 4 {
         return Err(VisionError::TagsNotFound { seen });
@@ -285,17 +284,13 @@ fn cropped(gray: &Image, w: Window) -> Result<Image, VisionError> {
 }
 
 /// The frame in grey for apriltag (Rec. 601 weights in integers, [`grey`]), rows padded
-/// to its preferred stride. Each thread keeps its last grey frame and writes the next
-/// one of the same size over it: a fresh one costs a page fault per 4 KiB written.
+/// to its preferred stride. (Writing each frame over the last one's grey buffer saved
+/// its page faults, but raised the benchmark's peak memory from 78 to 108 MiB.)
 fn gray_for_tags(image: &RgbImage) -> Result<Image, VisionError> {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let stride = w.next_multiple_of(64);
-    let mut gray = match GREY.take() {
-        Some(kept) if (kept.width(), kept.height(), kept.stride()) == (w, h, stride) => kept,
-        _ => {
-            Image::zeros_with_stride(w, h, stride).map_err(|e| VisionError::Tags(e.to_string()))?
-        }
-    };
+    let mut gray =
+        Image::zeros_with_stride(w, h, stride).map_err(|e| VisionError::Tags(e.to_string()))?;
     let avx2 = has_avx2();
     for (row_in, row_out) in image
         .as_raw()
@@ -312,12 +307,6 @@ fn gray_for_tags(image: &RgbImage) -> Result<Image, VisionError> {
         grey_row(row_in, row_out);
     }
     Ok(gray)
-}
-
-thread_local! {
-    /// The grey frame of this thread's last tag search, handed back by
-    /// [`find_corner_tags`] for the next frame to be written over.
-    static GREY: RefCell<Option<Image>> = const { RefCell::new(None) };
 }
 
 /// Whether the CPU can run [`grey_row_avx2`] (the standard library caches the answer).
@@ -427,12 +416,11 @@ mod tests {
 
     /// The grey frame is Rec. 601 in 256ths, `(77 r + 150 g + 29 b) >> 8`, for every
     /// pixel, whichever path converts its row (the AVX2 one, the baseline one, the
-    /// remainder of a row past the last whole step), and a frame written over the last
-    /// one's grey buffer keeps nothing of it.
+    /// remainder of a row past the last whole step).
     #[test]
     fn the_grey_frame_is_rec_601_in_every_pixel() {
         let mut noise = sim_noise(3);
-        for (w, h) in [(67, 5), (64, 3), (32 * 9 + 31, 4), (32 * 9 + 31, 4), (1, 2)] {
+        for (w, h) in [(67, 5), (64, 3), (32 * 9 + 31, 4), (1, 2)] {
             let image = image::RgbImage::from_fn(w, h, |_, _| {
                 image::Rgb([0; 3].map(|_: u8| (128.0 + 128.0 * noise()).min(255.0) as u8))
             });
@@ -450,7 +438,6 @@ mod tests {
             let mut baseline = vec![0; w as usize];
             super::grey_row(&image.as_raw()[..3 * w as usize], &mut baseline);
             assert!((0..w).all(|x| baseline[x as usize] == reference(x, 0)));
-            super::GREY.set(Some(gray));
         }
         // Every value of each channel, the others at their extremes.
         for v in 0..=255u8 {
