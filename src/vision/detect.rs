@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::calib::Calibration;
 use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
+use super::mask::{grow, label_components, shrink};
 use super::reference::MapReference;
 use crate::model::PieceModel;
 use crate::table::{Status, UnitKind};
@@ -164,14 +165,10 @@ pub fn detect_sampled(
     }
     // A hand is a large skin-coloured area; a tan road or a label is thin. Eroding by
     // 0.2 in (one coarse pixel) leaves the one and removes the other.
-    let skin = imageproc::morphology::erode(&skin, imageproc::distance_transform::Norm::LInf, 1);
+    let skin = shrink(&skin, 1);
     let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
     // The tiles read in full, and the separate regions they make.
-    let near_paint = imageproc::morphology::dilate(
-        &paint,
-        imageproc::distance_transform::Norm::LInf,
-        READ_MARGIN,
-    );
+    let near_paint = grow(&paint, READ_MARGIN.into());
     let mut read_tiles = image::GrayImage::new(tiles_w, tiles_h);
     for (cx, cy, near) in near_paint.enumerate_pixels() {
         if near.0[0] > 0 {
@@ -179,7 +176,7 @@ pub fn detect_sampled(
             read_tiles.put_pixel(tx, ty, image::Luma([255]));
         }
     }
-    let regions = connected_components(&read_tiles, Connectivity::Eight, image::Luma([0u8]));
+    let regions = label_components(&read_tiles);
     let reference = options.reference.and_then(|r| r.match_to(&reads));
 
     let mut plane = MapPlane {
@@ -454,7 +451,7 @@ impl Px {
 /// it touches along more pixels (a block's own label borders its top along its length;
 /// an enemy in contact touches it along an edge at most).
 fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Vec<Px>)> {
-    let labels = connected_components(crop, Connectivity::Eight, image::Luma([0u8]));
+    let labels = label_components(crop);
     let count = labels.pixels().map(|l| l.0[0] as usize).max().unwrap_or(0);
     let mut class = vec![0u8; count];
     let mut pixels: Vec<Vec<(u32, u32)>> = vec![Vec::new(); count];
@@ -475,14 +472,18 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Ve
         .filter(|&c| !is_a_thin_line(&pixels[c], &labels, c + 1))
         .map(|c| {
             let mut touching: Vec<(usize, usize)> = Vec::new();
+            let raw = labels.as_raw();
             for &(x, y) in &pixels[c] {
                 for (dx, dy) in CONTACT_REACH {
-                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                    if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+                    let (nx, ny) = (
+                        x.wrapping_add_signed(dx as i32),
+                        y.wrapping_add_signed(dy as i32),
+                    );
+                    if nx >= w || ny >= h {
                         continue;
                     }
-                    let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
-                    if n == 0 || class[n - 1] == PAPER {
+                    let n = raw[(ny * w + nx) as usize] as usize;
+                    if n == 0 || n == c + 1 || class[n - 1] == PAPER {
                         continue;
                     }
                     match touching.iter_mut().find(|(q, _)| *q == n - 1) {
@@ -668,41 +669,171 @@ const PAPER_IN_SHADE: f64 = 0.75;
 /// Tells paint, paper and skin from the map.
 struct Classifier<'a> {
     colours: &'a ColourModel,
-    /// Neither paint nor skin is paler than this: most of the map is rejected on two
-    /// integer comparisons before any hue is worked out.
-    least_saturation: f64,
-    /// Paper (labels, facing strips) is at least this bright, 0-255: the colour model's
-    /// band value, with room for a corner of the table the light reaches less.
-    paper_min_value: f64,
+    /// By a pixel's brightest channel (0-255): the least spread between its brightest
+    /// and dimmest channels that may be paint or skin, 256 when none may. Neither is
+    /// paler than the least saturation of the two, so most of the map is rejected on
+    /// two table look-ups before any hue is worked out.
+    least_spread: [u16; 256],
+    /// By a pixel's brightest channel: the most spread paper (labels, facing strips)
+    /// shows, -1 when paper is never that dark.
+    paper_spread: [i16; 256],
 }
 
 impl<'a> Classifier<'a> {
-    fn new(colours: &'a ColourModel) -> Self {
-        let least_saturation = colours
+    /// Neither paint nor skin is paler than this.
+    fn least_saturation(colours: &ColourModel) -> f64 {
+        colours
             .sides
             .iter()
             .map(|s| s.min_saturation)
-            .fold(SKIN_MIN_SATURATION, f64::min);
+            .fold(SKIN_MIN_SATURATION, f64::min)
+    }
+
+    /// Paper is at least this bright, 0-255: the colour model's band value, with room
+    /// for a corner of the table the light reaches less.
+    fn paper_min_value(colours: &ColourModel) -> f64 {
+        PAPER_IN_SHADE * colours.band_min_value * 255.0
+    }
+
+    fn new(colours: &'a ColourModel) -> Self {
+        let least_saturation = Self::least_saturation(colours);
+        let paper_min_value = Self::paper_min_value(colours);
+        // Each table holds where a comparison in f64 changes its answer as the spread
+        // grows, for each brightest channel: worked out here with the very comparisons
+        // it stands for, so every pixel gets the answer those would give.
+        let spreads = || (0..=255u8).map(f64::from);
         Self {
             colours,
-            least_saturation,
-            paper_min_value: PAPER_IN_SHADE * colours.band_min_value * 255.0,
+            least_spread: std::array::from_fn(|max| {
+                let max = max as f64;
+                if max == 0.0 {
+                    return 1; // black has no hue: never paint or skin
+                }
+                spreads()
+                    .take_while(|&d| d < least_saturation * max)
+                    .count() as u16
+            }),
+            paper_spread: std::array::from_fn(|max| {
+                let max = max as f64;
+                if max >= paper_min_value {
+                    let paper = |&d: &f64| d <= colours.band_max_saturation * max;
+                    spreads().take_while(paper).count() as i16 - 1
+                } else {
+                    -1
+                }
+            }),
         }
     }
 
     fn class(&self, rgb: [u8; 3]) -> Class {
         let max = rgb.iter().copied().max().unwrap_or(0);
         let min = rgb.iter().copied().min().unwrap_or(0);
-        if max == 0 || f64::from(max - min) < self.least_saturation * f64::from(max) {
-            let paper = f64::from(max - min) <= self.colours.band_max_saturation * f64::from(max)
-                && f64::from(max) >= self.paper_min_value;
+        let spread = max - min;
+        if u16::from(spread) < self.least_spread[usize::from(max)] {
+            let paper = i16::from(spread) <= self.paper_spread[usize::from(max)];
             return if paper { Class::Paper } else { Class::Map };
         }
+        Self::by_hue(self.colours, rgb)
+    }
+
+    /// The class of a pixel saturated enough to be paint or skin.
+    fn by_hue(colours: &ColourModel, rgb: [u8; 3]) -> Class {
         let hsv = Hsv::from_rgb(rgb);
-        match self.colours.side_of(hsv) {
+        match colours.side_of(hsv) {
             Some(side) => Class::Side(side),
             None if is_skin(hsv) => Class::Skin,
             None => Class::Map,
+        }
+    }
+}
+
+#[cfg(test)]
+mod classifier_tests {
+    use super::{Class, Classifier};
+    use crate::vision::colour::ColourModel;
+
+    /// The classification as worked out in f64 for every pixel before the tables
+    /// (`Classifier::least_spread`, `Classifier::paper_spread`) took its first step.
+    fn reference(colours: &ColourModel, rgb: [u8; 3]) -> Class {
+        let least_saturation = Classifier::least_saturation(colours);
+        let paper_min_value = Classifier::paper_min_value(colours);
+        let max = rgb.iter().copied().max().unwrap_or(0);
+        let min = rgb.iter().copied().min().unwrap_or(0);
+        if max == 0 || f64::from(max - min) < least_saturation * f64::from(max) {
+            let paper = f64::from(max - min) <= colours.band_max_saturation * f64::from(max)
+                && f64::from(max) >= paper_min_value;
+            return if paper { Class::Paper } else { Class::Map };
+        }
+        Classifier::by_hue(colours, rgb)
+    }
+
+    /// Every one of the 16.7 million RGB values gets the built-in model's class the
+    /// f64 reference gives it.
+    #[test]
+    fn the_classes_are_the_f64_references_for_every_rgb_value() {
+        let colours = ColourModel::builtin();
+        let classifier = Classifier::new(&colours);
+        let mut counts = [0usize; 4];
+        for r in 0..=255u8 {
+            for g in 0..=255u8 {
+                for b in 0..=255u8 {
+                    let class = classifier.class([r, g, b]);
+                    assert_eq!(class, reference(&colours, [r, g, b]), "rgb {r} {g} {b}");
+                    counts[match class {
+                        Class::Map => 0,
+                        Class::Side(_) => 1,
+                        Class::Paper => 2,
+                        Class::Skin => 3,
+                    }] += 1;
+                }
+            }
+        }
+        // Each class is somewhere in the cube: the comparison covered all four.
+        assert!(counts.iter().all(|&n| n > 1000), "{counts:?}");
+    }
+
+    /// The tables stand for the comparisons whatever the model's thresholds: models a
+    /// calibration may learn (low and high saturations, dim and bright paper, a
+    /// threshold falling exactly on a spread over a brightest channel) give the
+    /// reference's class for every pair of brightest and dimmest channel, which is all
+    /// the tables depend on.
+    #[test]
+    fn the_tables_agree_with_the_reference_on_any_model() {
+        let builtin = ColourModel::builtin();
+        let mut models = Vec::new();
+        for (min_saturation, band_max_saturation, band_min_value) in [
+            (0.05, 0.0, 0.0),
+            (0.25, 0.25, 0.5),
+            (0.5, 0.1, 1.0),
+            (1.0, 1.0, 0.3),
+            (1.5, 0.2, 1.5),
+            (0.0, 0.15, 0.8),
+        ] {
+            let mut model = builtin.clone();
+            for side in &mut model.sides {
+                side.min_saturation = min_saturation;
+            }
+            model.band_max_saturation = band_max_saturation;
+            model.band_min_value = band_min_value;
+            models.push(model);
+        }
+        for colours in &models {
+            let classifier = Classifier::new(colours);
+            for max in 0..=255u8 {
+                for min in 0..=max {
+                    for rgb in [
+                        [max, min, min],
+                        [min, max, min],
+                        [min, (max + min) / 2, max],
+                    ] {
+                        assert_eq!(
+                            classifier.class(rgb),
+                            reference(colours, rgb),
+                            "rgb {rgb:?}, model {colours:?}"
+                        );
+                    }
+                }
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod colour;
 pub mod detect;
 pub mod kept;
 pub mod learn;
+mod mask;
 pub mod observe;
 #[cfg(feature = "opencv")]
 pub mod opencv;

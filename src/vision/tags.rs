@@ -283,24 +283,81 @@ fn cropped(gray: &Image, w: Window) -> Result<Image, VisionError> {
     Ok(crop)
 }
 
-/// The frame in grey for apriltag (Rec. 601 weights in integers), rows padded to its
-/// preferred stride.
+/// The frame in grey for apriltag (Rec. 601 weights in integers, [`grey`]), rows padded
+/// to its preferred stride. (Writing each frame over the last one's grey buffer saved
+/// its page faults, but raised the benchmark's peak memory from 78 to 108 MiB.)
 fn gray_for_tags(image: &RgbImage) -> Result<Image, VisionError> {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let stride = w.next_multiple_of(64);
     let mut gray =
         Image::zeros_with_stride(w, h, stride).map_err(|e| VisionError::Tags(e.to_string()))?;
+    let avx2 = has_avx2();
     for (row_in, row_out) in image
         .as_raw()
         .chunks_exact(3 * w)
         .zip(gray.as_slice_mut().chunks_exact_mut(stride))
     {
-        for (rgb, out) in row_in.chunks_exact(3).zip(row_out.iter_mut()) {
-            let [r, g, b] = [rgb[0], rgb[1], rgb[2]].map(u32::from);
-            *out = ((r * 77 + g * 150 + b * 29) >> 8) as u8;
+        let row_out = &mut row_out[..w];
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { grey_row_avx2(row_in, row_out) };
+            continue;
         }
+        grey_row(row_in, row_out);
     }
     Ok(gray)
+}
+
+/// Whether the CPU can run [`grey_row_avx2`] (the standard library caches the answer).
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// One pixel's grey: Rec. 601 weights in 256ths. The weighted sum is at most
+/// 256 * 255, so sixteen bits hold it, and sixteen-bit lanes let the compiler work on
+/// sixteen pixels at once.
+fn grey([r, g, b]: [u8; 3]) -> u8 {
+    ((u16::from(r) * 77 + u16::from(g) * 150 + u16::from(b) * 29) >> 8) as u8
+}
+
+/// Pixels [`grey_row`] converts a step: a whole number of 256-bit registers of
+/// sixteen-bit lanes, enough for the compiler to unzip the RGB bytes with shuffles.
+const GREY_STEP: usize = 32;
+
+/// One row of RGB bytes in grey, [`GREY_STEP`] pixels a step.
+#[inline(always)]
+fn grey_row(rgb: &[u8], out: &mut [u8]) {
+    let mut rgb_steps = rgb.chunks_exact(3 * GREY_STEP);
+    let mut out_steps = out.chunks_exact_mut(GREY_STEP);
+    for (rgb, out) in (&mut rgb_steps).zip(&mut out_steps) {
+        for (i, value) in out.iter_mut().enumerate() {
+            *value = grey([rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]]);
+        }
+    }
+    for (rgb, value) in rgb_steps
+        .remainder()
+        .chunks_exact(3)
+        .zip(out_steps.into_remainder())
+    {
+        *value = grey([rgb[0], rgb[1], rgb[2]]);
+    }
+}
+
+/// [`grey_row`] compiled for AVX2: about three times as fast as the baseline x86-64
+/// build of the same loop (1.6 to 0.5 ms a 1080p frame), the grey conversion being
+/// over a third of the tag search's time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn grey_row_avx2(rgb: &[u8], out: &mut [u8]) {
+    grey_row(rgb, out);
 }
 
 #[cfg(test)]
@@ -355,6 +412,47 @@ mod tests {
             "a card corner comes within {:.0}% of the window's half side of its edge",
             100.0 * least_room
         );
+    }
+
+    /// The grey frame is Rec. 601 in 256ths, `(77 r + 150 g + 29 b) >> 8`, for every
+    /// pixel, whichever path converts its row (the AVX2 one, the baseline one, the
+    /// remainder of a row past the last whole step).
+    #[test]
+    fn the_grey_frame_is_rec_601_in_every_pixel() {
+        let mut noise = sim_noise(3);
+        for (w, h) in [(67, 5), (64, 3), (32 * 9 + 31, 4), (1, 2)] {
+            let image = image::RgbImage::from_fn(w, h, |_, _| {
+                image::Rgb([0; 3].map(|_: u8| (128.0 + 128.0 * noise()).min(255.0) as u8))
+            });
+            let gray = super::gray_for_tags(&image).expect("a grey frame");
+            let reference = |x: u32, y: u32| {
+                let [r, g, b] = image.get_pixel(x, y).0.map(u32::from);
+                ((r * 77 + g * 150 + b * 29) >> 8) as u8
+            };
+            for y in 0..h {
+                for x in 0..w {
+                    let at = y as usize * gray.stride() + x as usize;
+                    assert_eq!(gray.as_slice()[at], reference(x, y), "{w}x{h}: ({x}, {y})");
+                }
+            }
+            let mut baseline = vec![0; w as usize];
+            super::grey_row(&image.as_raw()[..3 * w as usize], &mut baseline);
+            assert!((0..w).all(|x| baseline[x as usize] == reference(x, 0)));
+        }
+        // Every value of each channel, the others at their extremes.
+        for v in 0..=255u8 {
+            for [r, g, b] in [
+                [v, 0, 0],
+                [0, v, 0],
+                [0, 0, v],
+                [v, 255, 255],
+                [255, v, 255],
+            ] {
+                let (r32, g32, b32) = (u32::from(r), u32::from(g), u32::from(b));
+                let expected = ((r32 * 77 + g32 * 150 + b32 * 29) >> 8) as u8;
+                assert_eq!(super::grey([r, g, b]), expected);
+            }
+        }
     }
 
     /// Uniform noise in [-1, 1], repeatable by seed.
