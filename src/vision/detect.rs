@@ -11,13 +11,12 @@
 use std::sync::OnceLock;
 
 use image::RgbImage;
-use imageproc::region_labelling::{Connectivity, connected_components};
 use nalgebra::Point3;
 use serde::{Deserialize, Serialize};
 
 use super::calib::Calibration;
 use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
-use super::mask::{grow, label_components, shrink};
+use super::mask::{Labels, grow, label_components, shrink};
 use super::reference::MapReference;
 use crate::model::PieceModel;
 use crate::table::{Status, UnitKind};
@@ -571,11 +570,7 @@ const LEAST_PAPER_INTERIOR: f64 = 0.2;
 
 /// Whether a paper region (`region`, its pixels; `label`, its number in `labels`) is a
 /// thin line of the map's (see [`LEAST_PAPER_INTERIOR`]).
-fn is_a_thin_line(
-    region: &[(u32, u32)],
-    labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>,
-    label: usize,
-) -> bool {
+fn is_a_thin_line(region: &[(u32, u32)], labels: &Labels, label: usize) -> bool {
     let (w, h) = labels.dimensions();
     let own = |x: i64, y: i64| {
         x >= 0
@@ -600,7 +595,7 @@ fn is_a_thin_line(
 /// follow their neighbours.
 fn share_out(
     region: &[(u32, u32)],
-    labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>,
+    labels: &Labels,
     class: &[u8],
 ) -> Vec<(usize, Vec<(u32, u32)>)> {
     const UNSET: usize = usize::MAX;
@@ -1259,7 +1254,7 @@ fn paper_regions(blob: &[Px]) -> Vec<Vec<[f64; 2]>> {
     for p in &paper {
         mask.put_pixel(p.x - x0 + 1, p.y - y0 + 1, image::Luma([255]));
     }
-    let labels = connected_components(&mask, Connectivity::Eight, image::Luma([0u8]));
+    let labels = label_components(&mask);
     let mut regions: Vec<Vec<[f64; 2]>> = Vec::new();
     for p in &paper {
         let l = labels.get_pixel(p.x - x0 + 1, p.y - y0 + 1).0[0] as usize;
@@ -1489,7 +1484,7 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
     for p in top {
         lit.put_pixel(p[0] as u32 - x0, p[1] as u32 - y0, image::Luma([255]));
     }
-    let labels = connected_components(&lit, Connectivity::Eight, image::Luma([0u8]));
+    let labels = label_components(&lit);
     let mut sizes: Vec<usize> = Vec::new();
     for l in labels.pixels() {
         let l = l.0[0] as usize;
