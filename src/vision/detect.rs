@@ -1339,16 +1339,7 @@ fn measure_blob(
     let axes = principal_axes(&top);
     // The strip's ends by count, not by share: a fresh block's narrow top at one end of
     // a line holds far fewer pixels per column than a spent one's.
-    let mut along: Vec<f64> = top
-        .iter()
-        .map(|p| dot(sub(*p, axes.centre), axes.along))
-        .collect();
-    let trim = 3.min(along.len() / 2);
-    let last = along.len() - 1;
-    let (lo, hi) = (
-        nth_smallest(&mut along, trim),
-        nth_smallest(&mut along, last - trim),
-    );
+    let (lo, hi) = span_along(top.iter().copied(), &axes);
     let length_in = (hi - lo + 1.0) / PX_PER_IN;
     let (mut lo, mut hi, mut frontages) = (lo, hi, length_in / block.frontage_in);
     // A block at the end of a line whose top reads dim (in shade, or under its strip)
@@ -1404,6 +1395,20 @@ fn measure_blob(
         .collect()
 }
 
+/// Where `points` begin and end along `axes`' long axis, the three outermost at each end
+/// left out (stray pixels of the map's at a blob's edge).
+fn span_along(points: impl Iterator<Item = [f64; 2]>, axes: &Axes) -> (f64, f64) {
+    let mut along: Vec<f64> = points
+        .map(|p| dot(sub(p, axes.centre), axes.along))
+        .collect();
+    let trim = 3.min(along.len() / 2);
+    let last = along.len() - 1;
+    (
+        nth_smallest(&mut along, trim),
+        nth_smallest(&mut along, last - trim),
+    )
+}
+
 /// A blob's length along a line's axis, as (low end, high end, frontages), with the end
 /// face a standing block shows at the end nearer the camera taken off: the span its tops
 /// make. `None` when that is no whole number of frontages (within 0.3).
@@ -1413,16 +1418,7 @@ fn line_by_silhouette(
     (cam_x, cam_y, cam_h): (f64, f64, f64),
     block: &crate::model::Shape,
 ) -> Option<(f64, f64, f64)> {
-    let mut along: Vec<f64> = blob
-        .iter()
-        .map(|p| dot(sub(p.centre(), axes.centre), axes.along))
-        .collect();
-    let trim = 3.min(along.len() / 2);
-    let last = along.len() - 1;
-    let (mut lo, mut hi) = (
-        nth_smallest(&mut along, trim),
-        nth_smallest(&mut along, last - trim),
-    );
+    let (mut lo, mut hi) = span_along(blob.iter().map(|p| p.centre()), axes);
     let nadir = dot(
         sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], axes.centre),
         axes.along,
