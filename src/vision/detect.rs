@@ -819,7 +819,7 @@ mod classifier_tests {
                     for rgb in [
                         [max, min, min],
                         [min, max, min],
-                        [min, (max + min) / 2, max],
+                        [min, min + (max - min) / 2, max],
                     ] {
                         assert_eq!(
                             classifier.class(rgb),
