@@ -946,10 +946,10 @@ async fn journal(
     + Send
     + 'static,
 ) {
-    if let Some(recorder) = state.journal.clone() {
+    if let Some(journaling) = state.journal.clone() {
         let _ = tokio::task::spawn_blocking(move || {
-            let mut r = recorder.lock().expect("journal lock");
-            if let Err(e) = f(r.recorder.journal(), crate::journal::now_ms()) {
+            let mut journaling = journaling.lock().expect("journal lock");
+            if let Err(e) = f(journaling.recorder.journal(), crate::journal::now_ms()) {
                 tracing::warn!(error = %e, "journal: not recorded");
             }
         })
