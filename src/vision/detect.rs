@@ -298,7 +298,10 @@ pub fn detect_sampled(
         .flat_map(|(side, blob)| {
             let pieces = side.map_or_else(Vec::new, |side| {
                 let name = &options.colours.sides[side].name;
-                measure_blob(blob, &plane, name, camera, options)
+                let ink_known = reference
+                    .as_ref()
+                    .is_some_and(|r| blob.iter().all(|p| r.knows(p.x, p.y)));
+                measure_blob(blob, &plane, name, camera, options, ink_known)
             });
             by_labels.extend(spent_by_label(blob, &plane, camera, options));
             pieces
@@ -1290,12 +1293,16 @@ fn labels(blob: &[Px]) -> impl Iterator<Item = [f64; 2]> {
 /// long as there are blocks. Such a strip is cut across its long axis into equal
 /// lengths, one per block (the blocks of a line have the same frontage whether fresh or
 /// spent), and each part is measured as a blob of its own.
+///
+/// `ink_known`: the empty map's reference knows the ground under the blob, so the map's
+/// ink there is out of its paint already.
 fn measure_blob(
     blob: &[Px],
     plane: &MapPlane,
     colour: &str,
     camera: (f64, f64, f64),
     options: &DetectOptions,
+    ink_known: bool,
 ) -> Vec<(DetectedPiece, f64)> {
     // Most blobs on a busy map are specks of paint-coloured print: no part of one can
     // be a piece.
@@ -1309,7 +1316,7 @@ fn measure_blob(
     if let Some(parts) = split_by_tops(blob, &top) {
         let pieces: Vec<(DetectedPiece, f64)> = parts
             .iter()
-            .flat_map(|part| measure_blob(part, plane, colour, camera, options))
+            .flat_map(|part| measure_blob(part, plane, colour, camera, options, ink_known))
             .collect();
         // A marked block's side face, lit as its top, is parted from the top's paint by
         // the strip: two lit pieces, of one standing block. Two blocks in a column are
@@ -1322,7 +1329,7 @@ fn measure_blob(
             .map(|(p, _)| p.confidence)
             .fold(f64::INFINITY, f64::min);
         if pieces.len() > 1
-            && let Some((whole, _)) = measure(blob, plane, colour, camera, options, None)
+            && let Some((whole, _)) = measure(blob, plane, colour, camera, options, None, ink_known)
             && whole.kind == "block"
             && whole.status == Status::Fresh
             && whole.confidence >= least_sure
@@ -1353,7 +1360,7 @@ fn measure_blob(
     }
     let count = frontages.round().max(1.0) as usize;
     if count == 1 {
-        return measure(blob, plane, colour, camera, options, None)
+        return measure(blob, plane, colour, camera, options, None, ink_known)
             .into_iter()
             .collect();
     }
@@ -1390,7 +1397,7 @@ fn measure_blob(
                 low_end: i > 0,
                 high_end: i + 1 < count,
             };
-            measure(part, plane, colour, camera, options, Some(cut))
+            measure(part, plane, colour, camera, options, Some(cut), ink_known)
         })
         .collect()
 }
@@ -1782,6 +1789,7 @@ fn measure(
     camera: (f64, f64, f64),
     options: &DetectOptions,
     cut: Option<Cut>,
+    ink_known: bool,
 ) -> Option<(DetectedPiece, f64)> {
     let block = options.model.shape(UnitKind::Infantry)?;
     if is_speck(blob.len(), options) {
@@ -1868,7 +1876,17 @@ fn measure(
             paper.iter().filter(|n| (lo..=hi).contains(*n)).count() as f64 / paper.len() as f64
         })
     };
-    let fits = fit_shapes(&sil, cut, cam_h, options.model, &shaded, &paper_share);
+    // "Gíralas con la cara adhesiva hacia arriba para mostrar que una unidad está
+    // Agotada" [3.2]: a spent block lies label up. Where the empty map does not explain the
+    // map's ink, a flat reading with no label on it is ink cut to a block's size (a
+    // river between a bridge and a road), not a block. A supply train unpacked lies
+    // "label down touching the map" [3.2]: where the reference does not know the ground
+    // it is missed, and is placed by hand.
+    let label_on_top = paper_share(f64::NEG_INFINITY, f64::INFINITY).is_some();
+    let fits: Vec<Fit> = fit_shapes(&sil, cut, cam_h, options.model, &shaded, &paper_share)
+        .into_iter()
+        .filter(|f| label_on_top || ink_known || !(f.kind == "block" && f.status == Status::Spent))
+        .collect();
     tracing::trace!(
         at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
         along_px = ?sil.along,
