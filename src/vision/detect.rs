@@ -1728,6 +1728,14 @@ fn fit_shapes(
     let mut fits: Vec<Fit> = shapes
         .iter()
         .filter(|s| cut.is_none() || s.0 == "block")
+        // A cube is as wide as it is long and all paint on top (no label, no strip):
+        // its silhouette is at least its top's size, less the blur, both ways. A
+        // narrower stretch of the side's colour (a roof's edge, a sliver of river) is
+        // no cube.
+        .filter(|&&(kind, _, _, depth, h)| {
+            let top_px = depth * (1.0 + h / (cam_h - h)) * PX_PER_IN;
+            kind != "hq" || width.min(length) >= top_px - EDGE_BLUR_PX
+        })
         .map(|&(kind, status, frontage, depth, h)| {
             let grow = h / (cam_h - h);
             let scale = 1.0 + grow;
@@ -2459,7 +2467,8 @@ mod tests {
     use nalgebra::Point3;
 
     use super::{
-        DetectedPiece, Facing, PAPER, PX_PER_IN, PlaneSampler, blobs_of, without_overlaps,
+        DetectedPiece, Facing, PAPER, PX_PER_IN, PlaneSampler, Silhouette, blobs_of, fit_shapes,
+        without_overlaps,
     };
     use crate::sim;
     use crate::table::Status;
@@ -2517,6 +2526,28 @@ mod tests {
         let reach = block.1.iter().map(|p| p.x).max().unwrap();
         assert_eq!(paper, 36 * 4, "the strip's pixels, and the line's none");
         assert_eq!(reach, 67, "the blob ends at the top's edge");
+    }
+
+    /// A cube 0.375 in on a side, 30 in under the camera and 5 in from the point below
+    /// it, shows a top of 0.375 x 30 / 29.625 in = 7.6 px at 20 px an inch. An 8 x 8 px
+    /// silhouette is that cube; one 8 x 5 px (a roof's edge) is narrower than its top
+    /// less a blurred pixel (6.6 px), and is no cube.
+    #[test]
+    fn a_cube_shows_its_whole_top() {
+        let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
+        let fits = |across: (f64, f64)| {
+            let sil = Silhouette {
+                along: (-3.5, 3.5),
+                normal: across,
+                nadir: [100.0, 0.0],
+            };
+            fit_shapes(&sil, None, 30.0, &model, &|_, _| 0.0, &|_, _| None)
+        };
+        let square = fits((-3.5, 3.5));
+        assert_eq!(square[0].kind, "hq", "the best fit of a square top");
+        assert!(square[0].err < 0.1, "{}", square[0].err);
+        let narrow = fits((-2.0, 2.0));
+        assert!(narrow.iter().all(|f| f.kind != "hq"), "no cube 5 px wide");
     }
 
     /// Two pieces never stand in one place: on photoreal b09 a red block's lit front
