@@ -111,8 +111,8 @@ fn score(scene: &Scene, found: &[[f64; 2]]) -> (Vec<f64>, usize) {
 /// [3.2]: a spent block lies label up. On the bare river-crossing map, read with no
 /// reference, stretches of the river cut short by bridges and roads come near a spent
 /// block's size; with no label on them, they are no spent block (before this rule one
-/// was read as a spent block on each of these seeds). The same tables with their pieces keep every spent block, label up,
-/// read as spent.
+/// was read as a spent block on each of these seeds). The same tables with their
+/// pieces keep every spent block, label up, read as spent.
 #[test]
 fn a_stretch_of_river_with_no_label_on_it_is_no_spent_block() {
     let dir = tempfile::tempdir().unwrap();
@@ -166,7 +166,8 @@ fn red_roofs_are_not_pieces_once_the_empty_map_is_known() {
     // Without the empty map the town's roofs are read as red pieces: the map is hard.
     let (found, _) = detect(&frame, &camera, mapsize, None);
     let (_, phantoms) = score(&table, &found);
-    assert!(phantoms >= 5, "{phantoms} phantoms on the bare town");
+    // (5 on this table: roofs the size of a fresh block or a cube.)
+    assert!(phantoms >= 3, "{phantoms} phantoms on the bare town");
 
     // The empty table photographed from where the camera stands.
     let reference = dir.path().join("map-reference.png");

@@ -1728,14 +1728,6 @@ fn fit_shapes(
     let mut fits: Vec<Fit> = shapes
         .iter()
         .filter(|s| cut.is_none() || s.0 == "block")
-        // A cube is as wide as it is long and all paint on top (no label, no strip):
-        // its silhouette is at least its top's size, less the blur, both ways. A
-        // narrower stretch of the side's colour (a roof's edge, a sliver of river) is
-        // no cube.
-        .filter(|&&(kind, _, _, depth, h)| {
-            let top_px = depth * (1.0 + h / (cam_h - h)) * PX_PER_IN;
-            kind != "hq" || width.min(length) >= top_px - EDGE_BLUR_PX
-        })
         .map(|&(kind, status, frontage, depth, h)| {
             let grow = h / (cam_h - h);
             let scale = 1.0 + grow;
@@ -1780,6 +1772,32 @@ fn fit_shapes(
         .collect();
     fits.sort_by(|a, b| (a.err + a.misplaced_label).total_cmp(&(b.err + b.misplaced_label)));
     fits
+}
+
+/// Whether a fit is something the map's ink cannot be, for a blob where the empty map
+/// does not explain the ink:
+/// - "Gíralas con la cara adhesiva hacia arriba para mostrar que una unidad está
+///   Agotada" [3.2]: a spent block lies label up. A flat reading with no label on it
+///   (`label_on_top`) is ink cut to a block's size (a stretch of river between a bridge
+///   and a road), not a block. A supply train unpacked lies "label down touching the
+///   map" [3.2]: there it is missed, and is placed by hand.
+/// - A cube is as wide as it is long and all paint on top (no label, no strip): its
+///   silhouette is at least its top's size, less the blur, both ways. A narrower stretch
+///   of the side's colour (a roof's edge, a sliver of river) is no cube.
+///
+/// Where the reference explains the ink it is out of the paint already, and may have
+/// taken part of a piece's paint with it: these do not apply there.
+fn not_ink(fit: &Fit, sil: &Silhouette, cam_h: f64, label_on_top: bool) -> bool {
+    match (fit.kind, fit.status) {
+        ("block", Status::Spent) => label_on_top,
+        ("hq", _) => {
+            let top_px = fit.depth_in * (1.0 + fit.height_in / (cam_h - fit.height_in)) * PX_PER_IN;
+            let width = sil.normal.1 - sil.normal.0 + 1.0;
+            let length = sil.along.1 - sil.along.0 + 1.0;
+            width.min(length) >= top_px - EDGE_BLUR_PX
+        }
+        _ => true,
+    }
 }
 
 /// Measure one blob of a side's paint and its paper; `None` when it is no piece (a road
@@ -1884,16 +1902,10 @@ fn measure(
             paper.iter().filter(|n| (lo..=hi).contains(*n)).count() as f64 / paper.len() as f64
         })
     };
-    // "Gíralas con la cara adhesiva hacia arriba para mostrar que una unidad está
-    // Agotada" [3.2]: a spent block lies label up. Where the empty map does not explain the
-    // map's ink, a flat reading with no label on it is ink cut to a block's size (a
-    // river between a bridge and a road), not a block. A supply train unpacked lies
-    // "label down touching the map" [3.2]: where the reference does not know the ground
-    // it is missed, and is placed by hand.
     let label_on_top = paper_share(f64::NEG_INFINITY, f64::INFINITY).is_some();
     let fits: Vec<Fit> = fit_shapes(&sil, cut, cam_h, options.model, &shaded, &paper_share)
         .into_iter()
-        .filter(|f| label_on_top || ink_known || !(f.kind == "block" && f.status == Status::Spent))
+        .filter(|f| ink_known || not_ink(f, &sil, cam_h, label_on_top))
         .collect();
     tracing::trace!(
         at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
@@ -2468,7 +2480,7 @@ mod tests {
 
     use super::{
         DetectedPiece, Facing, PAPER, PX_PER_IN, PlaneSampler, Silhouette, blobs_of, fit_shapes,
-        without_overlaps,
+        not_ink, without_overlaps,
     };
     use crate::sim;
     use crate::table::Status;
@@ -2541,13 +2553,14 @@ mod tests {
                 normal: across,
                 nadir: [100.0, 0.0],
             };
-            fit_shapes(&sil, None, 30.0, &model, &|_, _| 0.0, &|_, _| None)
+            let fits = fit_shapes(&sil, None, 30.0, &model, &|_, _| 0.0, &|_, _| None);
+            let cube = fits.into_iter().find(|f| f.kind == "hq").unwrap();
+            (cube.err, not_ink(&cube, &sil, 30.0, false))
         };
-        let square = fits((-3.5, 3.5));
-        assert_eq!(square[0].kind, "hq", "the best fit of a square top");
-        assert!(square[0].err < 0.1, "{}", square[0].err);
-        let narrow = fits((-2.0, 2.0));
-        assert!(narrow.iter().all(|f| f.kind != "hq"), "no cube 5 px wide");
+        let (err, square) = fits((-3.5, 3.5));
+        assert!(err < 0.1 && square, "a square top: err {err}");
+        let (_, narrow) = fits((-2.0, 2.0));
+        assert!(!narrow, "no cube 5 px wide");
     }
 
     /// Two pieces never stand in one place: on photoreal b09 a red block's lit front
