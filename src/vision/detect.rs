@@ -2087,9 +2087,10 @@ fn spent_by_label(
     let blur_in = EDGE_BLUR_PX / PX_PER_IN;
     paper_regions(blob)
         .into_iter()
-        .filter(|region| region.len() >= LABEL_MIN_PX)
-        .filter_map(|region| {
-            let axes = principal_axes(&region);
+        .flat_map(|region| labels_side_by_side(region, block.depth_spent_in * scale))
+        .filter(|(region, _)| region.len() >= LABEL_MIN_PX)
+        .filter_map(|(region, axes)| {
+            let axes = axes.unwrap_or_else(|| principal_axes(&region));
             let along = extent(&region, axes.centre, axes.along);
             let across = extent(&region, axes.centre, axes.normal);
             let (length_px, width_px) = (along.1 - along.0 + 1.0, across.1 - across.0 + 1.0);
@@ -2166,6 +2167,93 @@ fn spent_by_label(
         })
         .collect()
 }
+
+/// A paper region cut in two where it is two labels side by side. Two spent blocks flank
+/// to flank (a column, or enemies in melee) show their labels about 0.15 in apart, with
+/// their rims (and facing strips) between, and at 1080p the gap blurs into the paper:
+/// the two labels are one region, between two labels and two spent tops
+/// (`top_depth_in`, on the plane) wide across them. The cut follows what is left of the
+/// gap: of the lines along the labels, within [`SEAM_TURN_DEG`] of the direction across
+/// which the region is thinnest and in its middle third, the one crossing the fewest
+/// pixels. (Where the blocks stand offset along their length, neither the region's own
+/// principal axis nor its thinnest direction is quite theirs, and a cut a few degrees
+/// off gives one half a corner of the other label.) Each half is given the cut's axes;
+/// any other region is left whole, its axes to be found.
+fn labels_side_by_side(
+    region: Vec<[f64; 2]>,
+    top_depth_in: f64,
+) -> Vec<(Vec<[f64; 2]>, Option<Axes>)> {
+    let label_px = LABEL_IN_SQ * PX_PER_IN * PX_PER_IN;
+    if (region.len() as f64) < 2.0 * LEAST_LABEL_FILL * label_px {
+        return vec![(region, None)];
+    }
+    let mean = |points: &[[f64; 2]]| {
+        let n = points.len() as f64;
+        points
+            .iter()
+            .fold([0.0, 0.0], |c, p| [c[0] + p[0] / n, c[1] + p[1] / n])
+    };
+    let centre = mean(&region);
+    let across_at = |deg: i32| {
+        let t = f64::from(deg).to_radians();
+        [t.cos(), t.sin()]
+    };
+    let width_at = |deg: i32| {
+        let (low, high) = extent(&region, centre, across_at(deg));
+        high - low + 1.0
+    };
+    let Some(thinnest) = (0..180).min_by(|a, b| width_at(*a).total_cmp(&width_at(*b))) else {
+        return vec![(region, None)];
+    };
+    let two_labels = 2.0 * LABEL_WIDTH_IN * PX_PER_IN;
+    let two_tops = 2.0 * top_depth_in * PX_PER_IN + EDGE_BLUR_PX;
+    if !(two_labels..=two_tops).contains(&width_at(thinnest)) {
+        return vec![(region, None)];
+    }
+    // Each candidate line: the pixels within half a pixel of it, its direction across,
+    // and where it crosses.
+    let mut seam: Option<(usize, [f64; 2], f64)> = None;
+    for deg in thinnest - SEAM_TURN_DEG..=thinnest + SEAM_TURN_DEG {
+        let across = across_at(deg);
+        let offsets: Vec<f64> = region
+            .iter()
+            .map(|p| dot(sub(*p, centre), across))
+            .collect();
+        let (low, high) = extent(&region, centre, across);
+        let third = (high - low) / 3.0;
+        let mut at = low + third;
+        while at <= high - third {
+            let crossed = offsets.iter().filter(|d| (**d - at).abs() < 0.5).count();
+            if seam.is_none_or(|(fewest, ..)| crossed < fewest) {
+                seam = Some((crossed, across, at));
+            }
+            at += 0.5;
+        }
+    }
+    let Some((_, across, at)) = seam else {
+        return vec![(region, None)];
+    };
+    let (one, other): (Vec<[f64; 2]>, Vec<[f64; 2]>) = region
+        .into_iter()
+        .partition(|p| dot(sub(*p, centre), across) < at);
+    [one, other]
+        .into_iter()
+        .filter(|half| !half.is_empty())
+        .map(|half| {
+            let axes = Axes {
+                centre: mean(&half),
+                along: [across[1], -across[0]],
+                normal: across,
+            };
+            (half, Some(axes))
+        })
+        .collect()
+}
+
+/// How far the cut between two labels side by side may turn from the direction across
+/// which their region is thinnest, degrees: that direction is flat near its least,
+/// and lies a few degrees off the labels' where they stand offset along their length.
+const SEAM_TURN_DEG: i32 = 10;
 
 /// A label's paper fills at least this share of its box: its print (the unit's name,
 /// its symbol) leaves holes; a curve of the map's pale ink fills little of its box.
@@ -2561,6 +2649,61 @@ mod tests {
         assert!(err < 0.1 && square, "a square top: err {err}");
         let (_, narrow) = fits((-2.0, 2.0));
         assert!(!narrow, "no cube 5 px wide");
+    }
+
+    /// Two labels (1.6 x 0.6 in, 32 x 12 px) of spent blocks flank to flank, turned 46
+    /// degrees, 0.75 in apart across and 0.4 in offset along, with two thirds of the
+    /// 0.15 in gap between them read as paper: one region, cut into the two labels. Each
+    /// part is a label's size along the cut's axes (within a blurred pixel or two) and
+    /// holds one label's middle. Without the cut the region is 2.0 in long and 1.35
+    /// wide, no label.
+    #[test]
+    fn two_labels_side_by_side_are_cut_apart() {
+        let t = 46.0_f64.to_radians();
+        let (along, across) = ([t.cos(), t.sin()], [-t.sin(), t.cos()]);
+        let at = |u: f64, v: f64| {
+            [
+                200.0 + u * along[0] + v * across[0],
+                200.0 + u * along[1] + v * across[1],
+            ]
+        };
+        let middles = [at(0.0, 0.0), at(8.0, 15.0)];
+        let local = |p: [f64; 2], m: [f64; 2]| {
+            let d = [p[0] - m[0], p[1] - m[1]];
+            (
+                d[0] * along[0] + d[1] * along[1],
+                d[0] * across[0] + d[1] * across[1],
+            )
+        };
+        let mut region = Vec::new();
+        for y in 150..250 {
+            for x in 150..250 {
+                let p = [f64::from(x) + 0.5, f64::from(y) + 0.5];
+                let on_label = middles.iter().any(|m| {
+                    let (u, v) = local(p, *m);
+                    u.abs() <= 16.0 && v.abs() <= 6.0
+                });
+                let (u, v) = local(p, middles[0]);
+                let in_gap = (6.0..9.0).contains(&v) && (-8.0..=16.0).contains(&u);
+                if on_label || (in_gap && (x + y) % 3 != 0) {
+                    region.push(p);
+                }
+            }
+        }
+        let parts = super::labels_side_by_side(region, 0.75 * 1.013);
+        assert_eq!(parts.len(), 2, "two labels");
+        for (part, axes) in &parts {
+            let axes = axes.as_ref().expect("the cut's axes");
+            let long = super::extent(part, axes.centre, axes.along);
+            let wide = super::extent(part, axes.centre, axes.normal);
+            let (long, wide) = (long.1 - long.0 + 1.0, wide.1 - wide.0 + 1.0);
+            assert!((30.0..=34.0).contains(&long), "{long} px long");
+            assert!((11.0..=15.0).contains(&wide), "{wide} px wide");
+            let holds = middles
+                .iter()
+                .filter(|m| part.iter().any(|p| (p[0] - m[0]).hypot(p[1] - m[1]) < 0.75));
+            assert_eq!(holds.count(), 1, "one label's middle");
+        }
     }
 
     /// Two pieces never stand in one place: on photoreal b09 a red block's lit front
