@@ -2198,19 +2198,19 @@ fn labels_side_by_side(
         let t = f64::from(deg).to_radians();
         [t.cos(), t.sin()]
     };
-    let width_at = |deg: i32| {
-        let (low, high) = extent(&region, centre, across_at(deg));
-        high - low + 1.0
-    };
-    let Some(thinnest) = (0..180).min_by(|a, b| width_at(*a).total_cmp(&width_at(*b))) else {
-        return vec![(region, None)];
-    };
+    let (thinnest, width_px) = (0..180)
+        .map(|deg| {
+            let (low, high) = extent(&region, centre, across_at(deg));
+            (deg, high - low + 1.0)
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("180 directions");
     let two_labels = 2.0 * LABEL_WIDTH_IN * PX_PER_IN;
     let two_tops = 2.0 * top_depth_in * PX_PER_IN + EDGE_BLUR_PX;
-    if !(two_labels..=two_tops).contains(&width_at(thinnest)) {
+    if !(two_labels..=two_tops).contains(&width_px) {
         return vec![(region, None)];
     }
-    // Each candidate line: the pixels within half a pixel of it, its direction across,
+    // The best line so far: the pixels within half a pixel of it, its direction across,
     // and where it crosses.
     let mut seam: Option<(usize, [f64; 2], f64)> = None;
     for deg in thinnest - SEAM_TURN_DEG..=thinnest + SEAM_TURN_DEG {
