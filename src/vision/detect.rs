@@ -1629,6 +1629,15 @@ struct Silhouette {
 }
 
 impl Silhouette {
+    /// The silhouette's size in pixels (pixel edges, not centres): across the axis and
+    /// along it.
+    fn size_px(&self) -> (f64, f64) {
+        (
+            self.normal.1 - self.normal.0 + 1.0,
+            self.along.1 - self.along.0 + 1.0,
+        )
+    }
+
     /// Which way the point under the camera lies from the silhouette's middle, along and
     /// normal to the axis: +1 or -1.
     fn toward_camera(&self) -> [f64; 2] {
@@ -1723,8 +1732,7 @@ fn fit_shapes(
         ),
     ];
     let mid = |(lo, hi): (f64, f64)| 0.5 * (lo + hi);
-    let width = sil.normal.1 - sil.normal.0 + 1.0;
-    let length = sil.along.1 - sil.along.0 + 1.0;
+    let (width, length) = sil.size_px();
     let mut fits: Vec<Fit> = shapes
         .iter()
         .filter(|s| cut.is_none() || s.0 == "block")
@@ -1792,8 +1800,7 @@ fn not_ink(fit: &Fit, sil: &Silhouette, cam_h: f64, label_on_top: bool) -> bool 
         ("block", Status::Spent) => label_on_top,
         ("hq", _) => {
             let top_px = fit.depth_in * (1.0 + fit.height_in / (cam_h - fit.height_in)) * PX_PER_IN;
-            let width = sil.normal.1 - sil.normal.0 + 1.0;
-            let length = sil.along.1 - sil.along.0 + 1.0;
+            let (width, length) = sil.size_px();
             width.min(length) >= top_px - EDGE_BLUR_PX
         }
         _ => true,
@@ -1860,8 +1867,10 @@ fn measure(
         normal: extent(&outline, axes.centre, axes.normal),
         nadir: [dot(nadir, axes.along), dot(nadir, axes.normal)],
     };
-    let width0 = (sil.normal.1 - sil.normal.0 + 1.0) / PX_PER_IN;
-    let length0 = (sil.along.1 - sil.along.0 + 1.0) / PX_PER_IN;
+    let (width0, length0) = {
+        let (width, length) = sil.size_px();
+        (width / PX_PER_IN, length / PX_PER_IN)
+    };
     // Each pixel's offset across the axis, and whether it is paint in shade.
     let lit_from = 0.8 * bright;
     let across: Vec<(f64, Option<bool>)> = blob
@@ -2187,13 +2196,7 @@ fn labels_side_by_side(
     if (region.len() as f64) < 2.0 * LEAST_LABEL_FILL * label_px {
         return vec![(region, None)];
     }
-    let mean = |points: &[[f64; 2]]| {
-        let n = points.len() as f64;
-        points
-            .iter()
-            .fold([0.0, 0.0], |c, p| [c[0] + p[0] / n, c[1] + p[1] / n])
-    };
-    let centre = mean(&region);
+    let centre = centroid(&region);
     let across_at = |deg: i32| {
         let t = f64::from(deg).to_radians();
         [t.cos(), t.sin()]
@@ -2215,15 +2218,20 @@ fn labels_side_by_side(
     let mut seam: Option<(usize, [f64; 2], f64)> = None;
     for deg in thinnest - SEAM_TURN_DEG..=thinnest + SEAM_TURN_DEG {
         let across = across_at(deg);
-        let offsets: Vec<f64> = region
+        // Sorted once: its 2nd and 98th percentile are `extent`'s, and the pixels near a
+        // line are a slice of it.
+        let mut offsets: Vec<f64> = region
             .iter()
             .map(|p| dot(sub(*p, centre), across))
             .collect();
-        let (low, high) = extent(&region, centre, across);
+        offsets.sort_by(f64::total_cmp);
+        let at_share = |q: f64| offsets[((offsets.len() - 1) as f64 * q).round() as usize];
+        let (low, high) = (at_share(0.02), at_share(0.98));
         let third = (high - low) / 3.0;
         let mut at = low + third;
         while at <= high - third {
-            let crossed = offsets.iter().filter(|d| (**d - at).abs() < 0.5).count();
+            let crossed = offsets.partition_point(|d| *d < at + 0.5)
+                - offsets.partition_point(|d| *d <= at - 0.5);
             if seam.is_none_or(|(fewest, ..)| crossed < fewest) {
                 seam = Some((crossed, across, at));
             }
@@ -2241,7 +2249,7 @@ fn labels_side_by_side(
         .filter(|half| !half.is_empty())
         .map(|half| {
             let axes = Axes {
-                centre: mean(&half),
+                centre: centroid(&half),
                 along: [across[1], -across[0]],
                 normal: across,
             };
@@ -2507,12 +2515,17 @@ struct Axes {
     normal: [f64; 2],
 }
 
+/// The mean of a point set.
+fn centroid(points: &[[f64; 2]]) -> [f64; 2] {
+    let n = points.len() as f64;
+    points
+        .iter()
+        .fold([0.0, 0.0], |c, p| [c[0] + p[0] / n, c[1] + p[1] / n])
+}
+
 /// Centre and axes of a point set from its second moments.
 fn principal_axes(points: &[[f64; 2]]) -> Axes {
-    let n = points.len() as f64;
-    let (mx, my) = points
-        .iter()
-        .fold((0.0, 0.0), |(x, y), p| (x + p[0] / n, y + p[1] / n));
+    let [mx, my] = centroid(points);
     let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
     for p in points {
         let (dx, dy) = (p[0] - mx, p[1] - my);
