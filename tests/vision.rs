@@ -602,7 +602,7 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
         "recall {recall:.3}, precision {precision:.3}, centre median {centre_median:.3} in, \
          strip heading p95 {strip_p95:.2} deg, status {status:.3}"
     );
-    assert!(recall >= 0.91, "{figures}");
+    assert!(recall >= 0.93, "{figures}");
     assert!(precision >= 0.985, "{figures}");
     assert!(centre_median <= 0.06, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");

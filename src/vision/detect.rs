@@ -1352,9 +1352,13 @@ fn measure_blob(
     // A block at the end of a line whose top reads dim (in shade, or under its strip)
     // is left out of the lit top's length, but not of the blob's: taken whole into the
     // last part, it makes a part two frontages long. The blob's length, less the end
-    // face a standing block shows at the end nearer the camera, counts it.
+    // face a standing block shows at the end nearer the camera, counts it. So does it
+    // when it is nearer a whole number of frontages than the lit top's: a spent block
+    // in a column shows its label, not paint, and a fresh one its strip, so the lit top
+    // stops short by a fraction of a frontage.
+    let off_whole = |f: f64| (f - f.round()).abs();
     if let Some(whole) = line_by_silhouette(blob, &axes, camera, block)
-        && whole.2.round() > frontages.round()
+        && (whole.2.round() > frontages.round() || off_whole(whole.2) < off_whole(frontages))
     {
         (lo, hi, frontages) = whole;
     }
@@ -2096,6 +2100,7 @@ fn spent_by_label(
     let blur_in = EDGE_BLUR_PX / PX_PER_IN;
     paper_regions(blob)
         .into_iter()
+        .flat_map(|region| labels_end_to_end(region, block.frontage_in * scale))
         .flat_map(|region| labels_side_by_side(region, block.depth_spent_in * scale))
         .filter(|(region, _)| region.len() >= LABEL_MIN_PX)
         .filter_map(|(region, axes)| {
@@ -2254,6 +2259,69 @@ fn labels_side_by_side(
                 normal: across,
             };
             (half, Some(axes))
+        })
+        .collect()
+}
+
+/// A paper region cut where it is a label with facing strips or other labels end to end
+/// with it. In a column (blocks end to end along their length, "en columna"), a spent
+/// block's label lies 0.14 in from each end of its top, and the next block's facing strip
+/// or label begins just past the seam: at 1080p the gap blurs into the paper, and the
+/// label and the strips make one region longer than any label (`top_length_in`, a top's
+/// length on the plane). A label is 0.6 in wide and a strip a tenth of that: along the
+/// region's axis, a label is where the paper is at least half a label wide. Each such
+/// stretch at least a label long is a region of its own; any other region is left whole.
+fn labels_end_to_end(region: Vec<[f64; 2]>, top_length_in: f64) -> Vec<Vec<[f64; 2]>> {
+    let blur_in = EDGE_BLUR_PX / PX_PER_IN;
+    if (region.len() as f64) < LEAST_LABEL_FILL * LABEL_IN_SQ * PX_PER_IN * PX_PER_IN {
+        return vec![region];
+    }
+    let axes = principal_axes(&region);
+    let along: Vec<f64> = region
+        .iter()
+        .map(|p| dot(sub(*p, axes.centre), axes.along))
+        .collect();
+    let (low, high) = along
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), a| {
+            (lo.min(*a), hi.max(*a))
+        });
+    if (high - low + 1.0) / PX_PER_IN <= top_length_in + 2.0 * blur_in {
+        return vec![region];
+    }
+    // The paper's width at each pixel step along the axis.
+    let bins = (high - low).floor() as usize + 1;
+    let mut width = vec![0usize; bins];
+    for a in &along {
+        width[((a - low).floor() as usize).min(bins - 1)] += 1;
+    }
+    let half_label = 0.5 * LABEL_WIDTH_IN * PX_PER_IN;
+    let least_run = ((LABEL_LENGTH_IN - 3.0 * blur_in) * PX_PER_IN).ceil() as usize;
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, &w) in width.iter().chain(std::iter::once(&0)).enumerate() {
+        match (w as f64 >= half_label, start) {
+            (true, None) => start = Some(i),
+            (false, Some(first)) => {
+                if i - first >= least_run {
+                    runs.push((first, i));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if runs.is_empty() {
+        return vec![region];
+    }
+    runs.into_iter()
+        .map(|(first, end)| {
+            region
+                .iter()
+                .zip(&along)
+                .filter(|(_, a)| (first..end).contains(&((*a - low).floor() as usize)))
+                .map(|(p, _)| *p)
+                .collect()
         })
         .collect()
 }
@@ -2662,6 +2730,54 @@ mod tests {
         assert!(err < 0.1 && square, "a square top: err {err}");
         let (_, narrow) = fits((-2.0, 2.0));
         assert!(!narrow, "no cube 5 px wide");
+    }
+
+    /// A spent block's label (1.6 x 0.6 in, 32 x 12 px, with print holes in it) in a
+    /// column, turned 20 degrees, between the facing strips (1.875 x 0.1 in, 38 x 2 px) of
+    /// the fresh blocks ahead of and behind it, the gaps between blurred into paper: one
+    /// region 5.5 in long, no label. The cut leaves the label alone: a label's size, its
+    /// middle within a pixel of the label's. A label alone is left whole.
+    #[test]
+    fn a_label_between_facing_strips_end_to_end_is_cut_out() {
+        let t = 20.0_f64.to_radians();
+        let (along, across) = ([t.cos(), t.sin()], [-t.sin(), t.cos()]);
+        let local = |p: [f64; 2]| {
+            let d = [p[0] - 200.0, p[1] - 200.0];
+            (
+                d[0] * along[0] + d[1] * along[1],
+                d[0] * across[0] + d[1] * across[1],
+            )
+        };
+        let (mut column, mut alone) = (Vec::new(), Vec::new());
+        for y in 100..300 {
+            for x in 100..300 {
+                let p = [f64::from(x) + 0.5, f64::from(y) + 0.5];
+                let (u, v) = local(p);
+                let label = u.abs() <= 16.0 && v.abs() <= 6.0 && (x * 7 + y * 3) % 11 != 0;
+                let strip = (16.0..=55.0).contains(&u.abs()) && (-6.0..-4.0).contains(&v);
+                if label {
+                    alone.push(p);
+                }
+                if label || strip {
+                    column.push(p);
+                }
+            }
+        }
+        let parts = super::labels_end_to_end(column, 1.875 * 1.013);
+        assert_eq!(parts.len(), 1, "one label");
+        let axes = super::principal_axes(&parts[0]);
+        let long = super::extent(&parts[0], axes.centre, axes.along);
+        let wide = super::extent(&parts[0], axes.centre, axes.normal);
+        let (long, wide) = (long.1 - long.0 + 1.0, wide.1 - wide.0 + 1.0);
+        assert!((30.0..=34.0).contains(&long), "{long} px long");
+        assert!((11.0..=15.0).contains(&wide), "{wide} px wide");
+        let middle = super::centroid(&parts[0]);
+        let off = (middle[0] - 200.0).hypot(middle[1] - 200.0);
+        assert!(off < 1.0, "middle {off} px off");
+        let pixels = alone.len();
+        let whole = super::labels_end_to_end(alone, 1.875 * 1.013);
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].len(), pixels, "a label alone is left whole");
     }
 
     /// Two labels (1.6 x 0.6 in, 32 x 12 px) of spent blocks flank to flank, turned 46
