@@ -157,3 +157,46 @@ fn without_opencv_calibrate_camera_says_how_to_get_it() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("--features opencv"), "{stderr}");
 }
+
+/// "One flag name for the lens file in every command, `--camera-file`" (issue 15): each
+/// command that reads a lens file offers it under that name, and `calibrate colors`
+/// still takes `--camera`, its old name, so scripts written against it keep working.
+#[test]
+fn every_command_takes_the_lens_file_as_camera_file() {
+    let aide = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_aide"))
+            .args(args)
+            .output()
+            .expect("runs aide")
+    };
+    for command in [
+        &["detect"][..],
+        &["calibrate", "colors"],
+        &["calibrate", "map"],
+        &["serve"],
+        &["camera-check"],
+        &["log", "record"],
+    ] {
+        let help = aide(&[command, &["--help"]].concat());
+        let text = String::from_utf8_lossy(&help.stdout);
+        assert!(
+            text.contains("--camera-file"),
+            "aide {}: no --camera-file in\n{text}",
+            command.join(" ")
+        );
+    }
+    let old_name = aide(&[
+        "calibrate",
+        "colors",
+        "missing-frame.png",
+        "--map",
+        "36x24",
+        "--side",
+        "red=1,1",
+        "--camera",
+        "missing-camera.json",
+    ]);
+    let error = String::from_utf8_lossy(&old_name.stderr);
+    assert!(!old_name.status.success());
+    assert!(error.contains("missing-frame.png"), "{error}");
+}

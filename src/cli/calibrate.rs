@@ -29,8 +29,8 @@ pub enum Calibrate {
         #[arg(long = "side", value_parser = parse_side, required = true)]
         sides: Vec<(String, f64, f64)>,
         /// Camera file, as for `aide detect`.
-        #[arg(long)]
-        camera: Option<PathBuf>,
+        #[arg(long = "camera-file", alias = "camera", value_name = "CAMERA.json")]
+        camera_file: Option<PathBuf>,
         /// Where to write the colour model (TOML) for `aide detect --colors`.
         #[arg(long, default_value = "colors.toml")]
         out: PathBuf,
@@ -60,8 +60,8 @@ pub enum Calibrate {
         /// Map size in inches, WxH (where the corner cards lie).
         #[arg(long, value_parser = super::parse_map)]
         map: (f64, f64),
-        /// Where to write the camera file for `aide detect --camera` and `aide serve
-        /// --camera-file`.
+        /// Where to write the camera file for `--camera-file` (`aide detect`, `aide serve`
+        /// and the other commands).
         #[arg(long, default_value = "camera.json")]
         out: PathBuf,
     },
@@ -103,11 +103,14 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
             image,
             map,
             sides,
-            camera,
+            camera_file,
             out,
         } => {
             let frame = super::read_frame(&image)?;
-            let intrinsics = camera.as_deref().map(super::read_camera_file).transpose()?;
+            let intrinsics = camera_file
+                .as_deref()
+                .map(super::read_camera_file)
+                .transpose()?;
             let calib = Calibration::from_image(&frame, map.0, map.1, intrinsics)
                 .with_context(|| format!("{}", image.display()))?;
             let model = learn(&frame, &calib, &sides)?;
