@@ -296,14 +296,27 @@ pub fn detect_sampled(
     let found = blobs
         .iter()
         .flat_map(|(side, blob)| {
+            let labels = spent_by_label(blob, &plane, camera, options);
             let pieces = side.map_or_else(Vec::new, |side| {
                 let name = &options.colours.sides[side].name;
                 let ink_known = reference
                     .as_ref()
                     .is_some_and(|r| blob.iter().all(|p| r.knows(p.x, p.y)));
-                measure_blob(blob, &plane, name, camera, options, ink_known)
+                // A label rimmed by the other side's paint is an enemy's top in contact
+                // with this paint, not part of its piece.
+                let enemy_paper: std::collections::HashSet<[u32; 2]> = labels
+                    .iter()
+                    .filter(|l| l.side != side)
+                    .flat_map(|l| l.paper.iter().map(|p| p.map(|c| c as u32)))
+                    .collect();
+                let own: Vec<Px> = blob
+                    .iter()
+                    .filter(|p| !(p.paper && enemy_paper.contains(&[p.x, p.y])))
+                    .copied()
+                    .collect();
+                measure_blob(&own, &plane, name, camera, options, ink_known)
             });
-            by_labels.extend(spent_by_label(blob, &plane, camera, options));
+            by_labels.extend(labels);
             pieces
         })
         .collect();
@@ -312,8 +325,10 @@ pub fn detect_sampled(
     // a standing block seen from behind, or the top of a spent block the paint's fit
     // took for a standing one: the paint beyond the label's far edge tells which.
     for label in by_labels {
+        // An enemy's piece near the label is in contact with it, not its reading.
         let near = |p: &DetectedPiece| {
-            (p.x_in - label.piece.x_in).hypot(p.y_in - label.piece.y_in) < LABEL_CLEAR_IN
+            p.color == label.piece.color
+                && (p.x_in - label.piece.x_in).hypot(p.y_in - label.piece.y_in) < LABEL_CLEAR_IN
         };
         if !pieces.iter().any(near) {
             pieces.push(label.piece);
@@ -1786,6 +1801,13 @@ fn fit_shapes(
     fits
 }
 
+/// The least share of a standing block's top length its silhouette shows, where the
+/// empty map does not explain the ink. An end in deep shade or under a neighbour's corner
+/// shortens it: whole blocks read at 0.73 of it at the least (our renderer's five maps,
+/// 8 tables each, and the photoreal frames), and 0.88 but for two. Roofs a block wide
+/// and shorter than one read at 0.47 to 0.65 on the market-town map.
+const LEAST_LENGTH_SHOWN: f64 = 0.7;
+
 /// Whether a fit is something the map's ink cannot be, for a blob where the empty map
 /// does not explain the ink:
 /// - "Gíralas con la cara adhesiva hacia arriba para mostrar que una unidad está
@@ -1793,15 +1815,23 @@ fn fit_shapes(
 ///   (`label_on_top`) is ink cut to a block's size (a stretch of river between a bridge
 ///   and a road), not a block. A supply train unpacked lies "label down touching the
 ///   map" [3.2]: there it is missed, and is placed by hand.
+/// - A standing block shows its length: a silhouette, not cut from a line, shorter than
+///   [`LEAST_LENGTH_SHOWN`] of its top is a roof or a stretch of ink, not a block.
 /// - A cube is as wide as it is long and all paint on top (no label, no strip): its
 ///   silhouette is at least its top's size, less the blur, both ways. A narrower stretch
 ///   of the side's colour (a roof's edge, a sliver of river) is no cube.
 ///
 /// Where the reference explains the ink it is out of the paint already, and may have
-/// taken part of a piece's paint with it: these do not apply there.
-fn not_ink(fit: &Fit, sil: &Silhouette, cam_h: f64, label_on_top: bool) -> bool {
+/// taken part of a piece's paint with it: these do not apply there. A `part` of a line
+/// has a cut for an end, and its length is a block's by construction.
+fn not_ink(fit: &Fit, sil: &Silhouette, cam_h: f64, label_on_top: bool, part: bool) -> bool {
     match (fit.kind, fit.status) {
         ("block", Status::Spent) => label_on_top,
+        ("block", Status::Fresh) if !part => {
+            let grow = fit.height_in / (cam_h - fit.height_in);
+            let top_px = fit.frontage_in * (1.0 + grow) * PX_PER_IN;
+            sil.size_px().1 >= LEAST_LENGTH_SHOWN * top_px
+        }
         ("hq", _) => {
             let top_px = fit.depth_in * (1.0 + fit.height_in / (cam_h - fit.height_in)) * PX_PER_IN;
             let (width, length) = sil.size_px();
@@ -1918,7 +1948,7 @@ fn measure(
     let label_on_top = paper_share(f64::NEG_INFINITY, f64::INFINITY).is_some();
     let fits: Vec<Fit> = fit_shapes(&sil, cut, cam_h, options.model, &shaded, &paper_share)
         .into_iter()
-        .filter(|f| ink_known || not_ink(f, &sil, cam_h, label_on_top))
+        .filter(|f| ink_known || not_ink(f, &sil, cam_h, label_on_top, cut.is_some()))
         .collect();
     tracing::trace!(
         at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
@@ -2071,6 +2101,10 @@ const LABEL_CLEAR_IN: f64 = 0.4;
 /// A spent block found by its label.
 struct FoundByLabel {
     piece: DetectedPiece,
+    /// Its side, by index into the colour model's sides.
+    side: usize,
+    /// The label's paper: pixel centres on the map plane.
+    paper: Vec<[f64; 2]>,
     /// No more paint lies beyond the label's far edge than a rim: the label is on a
     /// top, not on a standing block's back face.
     on_top: bool,
@@ -2177,7 +2211,12 @@ fn spent_by_label(
                 width_in: block.depth_spent_in,
                 confidence: LABEL_CONFIDENCE,
             };
-            Some(FoundByLabel { piece, on_top })
+            Some(FoundByLabel {
+                piece,
+                side,
+                paper: region,
+                on_top,
+            })
         })
         .collect()
 }
@@ -2342,8 +2381,9 @@ const LABEL_CONFIDENCE: f64 = 0.5;
 /// Which side's paint rims a label (its box `size` in pixels, `along` x `across`,
 /// centred at `centre` on `axes`): the pixels between the label's edge and the top's,
 /// and the side faces the camera sees. Each counts for the side whose hue window holds
-/// it, at half that side's least saturation and at its least value; the side with
-/// most, if it has enough and three times the other sides' together.
+/// it, at half that side's least saturation and at its least value. The side that has
+/// most along three of the label's four edges; failing that, the side with most, if it
+/// has enough and three times the other sides' together.
 fn rim_side(
     plane: &MapPlane,
     axes: &Axes,
@@ -2374,6 +2414,8 @@ fn rim_side(
     );
     let (x1, y1) = ((centre[0] + reach) as u32, (centre[1] + reach) as u32);
     let mut votes = vec![0usize; options.colours.sides.len()];
+    // The same by edge of the label: its two ends, then its two long sides.
+    let mut by_edge = vec![vec![0usize; options.colours.sides.len()]; 4];
     for y in y0..=y1 {
         for x in x0..=x1 {
             let d = sub([f64::from(x) + 0.5, f64::from(y) + 0.5], centre);
@@ -2391,8 +2433,27 @@ fn rim_side(
             let hsv = Hsv::from_rgb(rgb);
             if let Some(side) = options.colours.side_of_paler(hsv, 0.5) {
                 votes[side] += 1;
+                let edge = if a.abs() - half_l > n.abs() - half_w {
+                    usize::from(a > 0.0)
+                } else {
+                    2 + usize::from(n > 0.0)
+                };
+                by_edge[edge][side] += 1;
             }
         }
+    }
+    // A spent block's rim runs round its label; paint beside it along one edge is a
+    // neighbour's (a block in contact, flank to flank or end to end). The side whose
+    // paint rims three edges or more is the label's.
+    let mut edges_won = vec![0usize; votes.len()];
+    for edge in &by_edge {
+        let (side, &most) = edge.iter().enumerate().max_by_key(|(_, v)| **v)?;
+        if most > edge.iter().sum::<usize>() - most {
+            edges_won[side] += 1;
+        }
+    }
+    if let Some(side) = edges_won.iter().position(|&won| won >= 3) {
+        return Some(side);
     }
     let total: usize = votes.iter().sum();
     let (side, &most) = votes.iter().enumerate().max_by_key(|(_, v)| **v)?;
@@ -2648,12 +2709,13 @@ mod tests {
     use nalgebra::Point3;
 
     use super::{
-        DetectedPiece, Facing, PAPER, PX_PER_IN, PlaneSampler, Silhouette, blobs_of, fit_shapes,
-        not_ink, without_overlaps,
+        Axes, DetectOptions, DetectedPiece, Facing, MapPlane, PAPER, PX_PER_IN, PlaneSampler,
+        Silhouette, blobs_of, fit_shapes, not_ink, rim_side, without_overlaps,
     };
     use crate::sim;
     use crate::table::Status;
     use crate::vision::Calibration;
+    use crate::vision::colour::ColourModel;
 
     /// A person's output (`aide detect`, the log) says the words `--json` says.
     #[test]
@@ -2724,12 +2786,94 @@ mod tests {
             };
             let fits = fit_shapes(&sil, None, 30.0, &model, &|_, _| 0.0, &|_, _| None);
             let cube = fits.into_iter().find(|f| f.kind == "hq").unwrap();
-            (cube.err, not_ink(&cube, &sil, 30.0, false))
+            (cube.err, not_ink(&cube, &sil, 30.0, false, false))
         };
         let (err, square) = fits((-3.5, 3.5));
         assert!(err < 0.1 && square, "a square top: err {err}");
         let (_, narrow) = fits((-2.0, 2.0));
         assert!(!narrow, "no cube 5 px wide");
+    }
+
+    /// A spent red block's label (32 x 12 px) in contact with a blue block along one long
+    /// side: red rim along the other long side and both ends (1 to 2 px out), blue
+    /// paint 2 px deep along the whole of the contact side. Counted all together
+    /// neither side has three times the other's pixels; counted by edge, red rims three
+    /// edges of four, and the label is red. Rimmed by blue all round, it is blue.
+    #[test]
+    fn a_label_is_the_side_whose_paint_rims_it() {
+        let colours = ColourModel::builtin();
+        let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
+        let options = DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &|_| None,
+            reference: None,
+        };
+        let (red, blue) = ([200, 40, 40], [40, 60, 200]);
+        let side_of = |contact: [u8; 3], rim: [u8; 3]| {
+            let w = 200;
+            let mut pixels = vec![Some([200, 190, 150]); (w * w) as usize];
+            for y in 80..120u32 {
+                for x in 70..130u32 {
+                    let (a, n) = (f64::from(x) + 0.5 - 100.0, f64::from(y) + 0.5 - 100.0);
+                    let off_a = a.abs() - 16.0;
+                    let off_n = n.abs() - 6.0;
+                    let colour = if off_a <= 0.0 && off_n <= 0.0 {
+                        [240, 240, 235] // the label
+                    } else if off_a <= 0.0 && n > 0.0 && off_n <= 2.0 {
+                        contact
+                    } else if off_a <= 2.0 && off_n <= 2.0 && off_a.max(off_n) >= 0.5 {
+                        rim
+                    } else {
+                        continue;
+                    };
+                    pixels[(y * w + x) as usize] = Some(colour);
+                }
+            }
+            let plane = MapPlane { w, pixels };
+            let axes = Axes {
+                centre: [100.0, 100.0],
+                along: [1.0, 0.0],
+                normal: [0.0, 1.0],
+            };
+            let grow = 0.375 / (30.0 - 0.375);
+            rim_side(
+                &plane,
+                &axes,
+                [100.0, 100.0],
+                [32.0, 12.0],
+                (5.0, 5.0, 30.0),
+                grow,
+                &options,
+            )
+        };
+        assert_eq!(side_of(blue, red), Some(0), "red, blue in contact");
+        assert_eq!(side_of(blue, blue), Some(1), "blue all round");
+    }
+
+    /// A fresh block 1.875 in long and 0.75 in tall, 30 in under the camera, shows a top
+    /// of 1.875 x 30 / 29.25 in = 38.5 px at 20 px an inch. A 38 px silhouette is that
+    /// block; a 24 px one (a roof a block wide, 1.2 in long) is shorter than 0.7 of its
+    /// top (26.9 px) and is no block, unless it is a part of a line, cut to length.
+    #[test]
+    fn a_standing_block_shows_its_length() {
+        let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
+        let fresh = |length_px: f64, part: bool| {
+            let sil = Silhouette {
+                along: (-0.5 * length_px + 0.5, 0.5 * length_px - 0.5),
+                normal: (-3.5, 3.5),
+                nadir: [0.0, 100.0],
+            };
+            let fits = fit_shapes(&sil, None, 30.0, &model, &|_, _| 0.0, &|_, _| None);
+            let block = fits
+                .into_iter()
+                .find(|f| f.kind == "block" && f.status == Status::Fresh)
+                .unwrap();
+            not_ink(&block, &sil, 30.0, false, part)
+        };
+        assert!(fresh(38.0, false), "a whole block");
+        assert!(!fresh(24.0, false), "a roof 1.2 in long");
+        assert!(fresh(24.0, true), "a part of a line");
     }
 
     /// A spent block's label (1.6 x 0.6 in, 32 x 12 px, with print holes in it) in a
