@@ -296,7 +296,10 @@ pub fn detect_sampled(
     let found = blobs
         .iter()
         .flat_map(|(side, blob)| {
-            let labels = spent_by_label(blob, &plane, camera, options);
+            let is_ink = |x: u32, y: u32, rgb: [u8; 3]| {
+                reference.as_ref().is_some_and(|r| r.explains(x, y, rgb))
+            };
+            let labels = spent_by_label(blob, &plane, camera, options, &is_ink);
             let pieces = side.map_or_else(Vec::new, |side| {
                 let name = &options.colours.sides[side].name;
                 let ink_known = reference
@@ -2124,6 +2127,7 @@ fn spent_by_label(
     plane: &MapPlane,
     camera: (f64, f64, f64),
     options: &DetectOptions,
+    is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool,
 ) -> Vec<FoundByLabel> {
     let Some(block) = options.model.shape(UnitKind::Infantry) else {
         return Vec::new();
@@ -2175,6 +2179,7 @@ fn spent_by_label(
                 camera,
                 grow,
                 options,
+                is_ink,
             )?;
             // The top's middle taken down the camera's ray to the footprint's.
             let nadir = [cam_x * PX_PER_IN, cam_y * PX_PER_IN];
@@ -2381,7 +2386,8 @@ const LABEL_CONFIDENCE: f64 = 0.5;
 /// Which side's paint rims a label (its box `size` in pixels, `along` x `across`,
 /// centred at `centre` on `axes`): the pixels between the label's edge and the top's,
 /// and the side faces the camera sees. Each counts for the side whose hue window holds
-/// it, at half that side's least saturation and at its least value. The side that has
+/// it, at half that side's least saturation and at its least value, unless the empty
+/// map explains it as ink (`is_ink`: a river beside the block). The side that has
 /// most along three of the label's four edges; failing that, the side with most, if it
 /// has enough and three times the other sides' together.
 fn rim_side(
@@ -2392,6 +2398,7 @@ fn rim_side(
     camera: (f64, f64, f64),
     grow: f64,
     options: &DetectOptions,
+    is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool,
 ) -> Option<usize> {
     let block = options.model.shape(UnitKind::Infantry)?;
     let (cam_x, cam_y, _) = camera;
@@ -2427,7 +2434,7 @@ fn rim_side(
             {
                 continue;
             }
-            let Some(rgb) = plane.at(x, y) else {
+            let Some(rgb) = plane.at(x, y).filter(|rgb| !is_ink(x, y, *rgb)) else {
                 continue;
             };
             let hsv = Hsv::from_rgb(rgb);
@@ -2798,7 +2805,8 @@ mod tests {
     /// side: red rim along the other long side and both ends (1 to 2 px out), blue
     /// paint 2 px deep along the whole of the contact side. Counted all together
     /// neither side has three times the other's pixels; counted by edge, red rims three
-    /// edges of four, and the label is red. Rimmed by blue all round, it is blue.
+    /// edges of four, and the label is red. Rimmed by blue all round, it is blue; but
+    /// not where the empty map explains that blue as ink.
     #[test]
     fn a_label_is_the_side_whose_paint_rims_it() {
         let colours = ColourModel::builtin();
@@ -2810,45 +2818,56 @@ mod tests {
             reference: None,
         };
         let (red, blue) = ([200, 40, 40], [40, 60, 200]);
-        let side_of = |contact: [u8; 3], rim: [u8; 3]| {
-            let w = 200;
-            let mut pixels = vec![Some([200, 190, 150]); (w * w) as usize];
-            for y in 80..120u32 {
-                for x in 70..130u32 {
-                    let (a, n) = (f64::from(x) + 0.5 - 100.0, f64::from(y) + 0.5 - 100.0);
-                    let off_a = a.abs() - 16.0;
-                    let off_n = n.abs() - 6.0;
-                    let colour = if off_a <= 0.0 && off_n <= 0.0 {
-                        [240, 240, 235] // the label
-                    } else if off_a <= 0.0 && n > 0.0 && off_n <= 2.0 {
-                        contact
-                    } else if off_a <= 2.0 && off_n <= 2.0 && off_a.max(off_n) >= 0.5 {
-                        rim
-                    } else {
-                        continue;
-                    };
-                    pixels[(y * w + x) as usize] = Some(colour);
+        let side_of_with =
+            |contact: [u8; 3], rim: [u8; 3], is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool| {
+                let w = 200;
+                let mut pixels = vec![Some([200, 190, 150]); (w * w) as usize];
+                for y in 80..120u32 {
+                    for x in 70..130u32 {
+                        let (a, n) = (f64::from(x) + 0.5 - 100.0, f64::from(y) + 0.5 - 100.0);
+                        let off_a = a.abs() - 16.0;
+                        let off_n = n.abs() - 6.0;
+                        let colour = if off_a <= 0.0 && off_n <= 0.0 {
+                            [240, 240, 235] // the label
+                        } else if off_a <= 0.0 && n > 0.0 && off_n <= 2.0 {
+                            contact
+                        } else if off_a <= 2.0 && off_n <= 2.0 && off_a.max(off_n) >= 0.5 {
+                            rim
+                        } else {
+                            continue;
+                        };
+                        pixels[(y * w + x) as usize] = Some(colour);
+                    }
                 }
-            }
-            let plane = MapPlane { w, pixels };
-            let axes = Axes {
-                centre: [100.0, 100.0],
-                along: [1.0, 0.0],
-                normal: [0.0, 1.0],
+                let plane = MapPlane { w, pixels };
+                let axes = Axes {
+                    centre: [100.0, 100.0],
+                    along: [1.0, 0.0],
+                    normal: [0.0, 1.0],
+                };
+                let grow = 0.375 / (30.0 - 0.375);
+                rim_side(
+                    &plane,
+                    &axes,
+                    [100.0, 100.0],
+                    [32.0, 12.0],
+                    (5.0, 5.0, 30.0),
+                    grow,
+                    &options,
+                    is_ink,
+                )
             };
-            let grow = 0.375 / (30.0 - 0.375);
-            rim_side(
-                &plane,
-                &axes,
-                [100.0, 100.0],
-                [32.0, 12.0],
-                (5.0, 5.0, 30.0),
-                grow,
-                &options,
-            )
-        };
+        let side_of = |contact, rim| side_of_with(contact, rim, &|_, _, _| false);
         assert_eq!(side_of(blue, red), Some(0), "red, blue in contact");
         assert_eq!(side_of(blue, blue), Some(1), "blue all round");
+        // Blue the empty map explains (a river beside the block) is ink, and no vote.
+        let river = |_: u32, _: u32, rgb: [u8; 3]| rgb == blue;
+        assert_eq!(
+            side_of_with(blue, red, &river),
+            Some(0),
+            "red, a river beside"
+        );
+        assert_eq!(side_of_with(blue, blue, &river), None, "a river all round");
     }
 
     /// A fresh block 1.875 in long and 0.75 in tall, 30 in under the camera, shows a top
