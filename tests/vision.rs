@@ -453,6 +453,62 @@ fn a_spent_block_whose_paint_reads_too_pale_is_found_by_its_label() {
     }
 }
 
+/// A red spent block in melee with a blue block, flank to flank and facing it: the blue
+/// block's strip touches the red label, and the red block's rim reads too pale for red
+/// paint (as on the photoreal frames, where a red rim mixed with the white label reads
+/// orange; here red's least saturation is set above the renderer's red). The label then
+/// touches blue paint only. It is still the red spent block, by the red of its rim on
+/// three of its edges, and the blue block is still a fresh blue block beside it.
+#[test]
+fn a_spent_block_in_contact_with_an_enemy_keeps_its_side() {
+    let mut scene = sim::random_scene(21, 36.0, 24.0, 1280, 720);
+    let red = sim::TruePiece {
+        kind: sim::Shape::Block,
+        color: "red".into(),
+        x_in: 20.0,
+        y_in: 14.0,
+        heading_deg: 90.0,
+        status: aide::table::Status::Spent,
+        marked: true,
+    };
+    // Half a spent block's depth and half a fresh one's apart: in contact.
+    let blue = sim::TruePiece {
+        color: "blue".into(),
+        x_in: 20.0 + 0.375 + 0.1875 + 0.01,
+        heading_deg: 270.0,
+        status: aide::table::Status::Fresh,
+        ..red.clone()
+    };
+    scene.pieces = vec![red, blue];
+    let image = sim::render(&scene);
+    let calib =
+        Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics)).unwrap();
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let mut colours = ColourModel::builtin();
+    // The renderer's red is 0.83 saturated.
+    colours.sides[0].min_saturation = 0.95;
+    assert_eq!(colours.sides[0].name, "red");
+    let none = |_: &str| None;
+    let d = vision::detect(
+        &image,
+        &calib,
+        &DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &none,
+            reference: None,
+        },
+    );
+    assert_eq!(d.pieces.len(), 2, "{:#?}", d.pieces);
+    for (truth, (off, seen)) in scene.pieces.iter().zip(nearest(&scene, &d)) {
+        let seen = seen.unwrap_or_else(|| panic!("{truth:?} not found: {:#?}", d.pieces));
+        // The red block, found by its label alone, reads 0.11 in off toward the blue
+        // one, whose strip blurs into its label's edge.
+        assert!(off <= 0.15, "{truth:?} found {off:.3} in off");
+        assert_eq!(seen.status, truth.status, "{truth:?}");
+    }
+}
+
 /// Blocks of one side in contact: lines end to end (fresh and spent mixed, turned a few
 /// degrees to each other) and columns of two marked blocks. Each is found once, with its
 /// status, and a marked one with its facing. In seed 9 a column's shaded ends join its
@@ -602,7 +658,7 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
         "recall {recall:.3}, precision {precision:.3}, centre median {centre_median:.3} in, \
          strip heading p95 {strip_p95:.2} deg, status {status:.3}"
     );
-    assert!(recall >= 0.93, "{figures}");
+    assert!(recall >= 0.94, "{figures}");
     assert!(precision >= 0.985, "{figures}");
     assert!(centre_median <= 0.06, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");

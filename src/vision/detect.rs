@@ -319,7 +319,10 @@ pub fn detect_sampled(
                     .collect();
                 measure_blob(&own, &plane, name, camera, options, ink_known)
             });
-            by_labels.extend(labels);
+            by_labels.extend(labels.into_iter().map(|mut label| {
+                label.in_contact = side.is_some_and(|side| side != label.side);
+                label
+            }));
             pieces
         })
         .collect();
@@ -327,14 +330,34 @@ pub fn detect_sampled(
     // A label near a piece found by its paint is either that piece's, the back label of
     // a standing block seen from behind, or the top of a spent block the paint's fit
     // took for a standing one: the paint beyond the label's far edge tells which.
-    for label in by_labels {
+    // A label read twice (its paper in the enemy's blob and in its own side's) is in
+    // contact if either reading is.
+    let touched: Vec<bool> = by_labels
+        .iter()
+        .map(|label| {
+            by_labels.iter().any(|other| {
+                other.in_contact
+                    && other.side == label.side
+                    && (other.piece.x_in - label.piece.x_in)
+                        .hypot(other.piece.y_in - label.piece.y_in)
+                        < LABEL_CLEAR_IN
+            })
+        })
+        .collect();
+    let mut in_contact = Vec::new();
+    for (mut label, touched) in by_labels.into_iter().zip(touched) {
+        label.in_contact = touched;
         // An enemy's piece near the label is in contact with it, not its reading.
         let near = |p: &DetectedPiece| {
             p.color == label.piece.color
                 && (p.x_in - label.piece.x_in).hypot(p.y_in - label.piece.y_in) < LABEL_CLEAR_IN
         };
         if !pieces.iter().any(near) {
-            pieces.push(label.piece);
+            if label.in_contact {
+                in_contact.push(label.piece);
+            } else {
+                pieces.push(label.piece);
+            }
         } else if label.on_top
             && pieces
                 .iter()
@@ -345,8 +368,24 @@ pub fn detect_sampled(
             pieces.push(label.piece);
         }
     }
+    let mut pieces = without_overlaps(pieces, options.model);
+    // A spent block found by a label the enemy's paint touched stands in contact with
+    // that enemy: the enemy's reading, a few hundredths off toward it, may overlap it by
+    // more than [`MOST_OVERLAP`] without being any part of it. Only its own side's
+    // readings can be the same piece.
+    for label in in_contact {
+        let own_side: Vec<DetectedPiece> = pieces
+            .iter()
+            .filter(|p| p.color == label.color)
+            .cloned()
+            .chain(std::iter::once(label.clone()))
+            .collect();
+        if without_overlaps(own_side, options.model).contains(&label) {
+            pieces.push(label);
+        }
+    }
     Detection {
-        pieces: without_overlaps(pieces, options.model),
+        pieces,
         disturbance: if on_map == 0 {
             0.0
         } else {
@@ -2111,6 +2150,9 @@ struct FoundByLabel {
     /// No more paint lies beyond the label's far edge than a rim: the label is on a
     /// top, not on a standing block's back face.
     on_top: bool,
+    /// The label touched the other side's paint and was taken out of its blob: an
+    /// enemy stands in contact with it.
+    in_contact: bool,
 }
 
 /// Spent blocks found by their labels, in a blob or in paper alone.
@@ -2166,21 +2208,37 @@ fn spent_by_label(
             if !sized || !filled {
                 return None;
             }
-            let mid = [0.5 * (along.0 + along.1), 0.5 * (across.0 + across.1)];
-            let top_centre = [
-                axes.centre[0] + mid[0] * axes.along[0] + mid[1] * axes.normal[0],
-                axes.centre[1] + mid[0] * axes.along[1] + mid[1] * axes.normal[1],
-            ];
-            let side = rim_side(
+            let mut mid = [0.5 * (along.0 + along.1), 0.5 * (across.0 + across.1)];
+            let at = |mid: [f64; 2]| {
+                [
+                    axes.centre[0] + mid[0] * axes.along[0] + mid[1] * axes.normal[0],
+                    axes.centre[1] + mid[0] * axes.along[1] + mid[1] * axes.normal[1],
+                ]
+            };
+            let rim = rim_side(
                 plane,
                 &axes,
-                top_centre,
+                at(mid),
                 [length_px, width_px],
                 camera,
-                grow,
                 options,
                 is_ink,
             )?;
+            let side = rim.side;
+            // Paper wider than a label, lined along one long edge by the enemy's paint,
+            // takes in the enemy's facing strip, blurred into it: the label lies against
+            // the other edge, its own rim's.
+            let label_px = LABEL_WIDTH_IN * scale * PX_PER_IN;
+            if let Some(enemy) = rim.enemy_along
+                && width_px > label_px + 2.0 * EDGE_BLUR_PX
+            {
+                mid[1] = if enemy > 0.0 {
+                    across.0 - 0.5 + 0.5 * label_px
+                } else {
+                    across.1 + 0.5 - 0.5 * label_px
+                };
+            }
+            let top_centre = at(mid);
             // The top's middle taken down the camera's ray to the footprint's.
             let nadir = [cam_x * PX_PER_IN, cam_y * PX_PER_IN];
             let centre = [0, 1].map(|i| nadir[i] + (top_centre[i] - nadir[i]) / scale);
@@ -2221,6 +2279,7 @@ fn spent_by_label(
                 side,
                 paper: region,
                 on_top,
+                in_contact: false,
             })
         })
         .collect()
@@ -2396,12 +2455,12 @@ fn rim_side(
     centre: [f64; 2],
     [length_px, width_px]: [f64; 2],
     camera: (f64, f64, f64),
-    grow: f64,
     options: &DetectOptions,
     is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool,
-) -> Option<usize> {
+) -> Option<Rim> {
     let block = options.model.shape(UnitKind::Infantry)?;
-    let (cam_x, cam_y, _) = camera;
+    let (cam_x, cam_y, cam_h) = camera;
+    let grow = block.height_spent_in / (cam_h - block.height_spent_in);
     // The top's rim beyond the label, plus the blur, each way; and toward the camera
     // the side faces, the top's shift off the footprint.
     let rim_along = 0.5 * (block.frontage_in - LABEL_LENGTH_IN) * PX_PER_IN + EDGE_BLUR_PX;
@@ -2452,21 +2511,34 @@ fn rim_side(
     // A spent block's rim runs round its label; paint beside it along one edge is a
     // neighbour's (a block in contact, flank to flank or end to end). The side whose
     // paint rims three edges or more is the label's.
+    let won_by = |edge: &[usize]| {
+        let (winner, &most) = edge.iter().enumerate().max_by_key(|(_, v)| **v)?;
+        (most > edge.iter().sum::<usize>() - most).then_some(winner)
+    };
     let mut edges_won = vec![0usize; votes.len()];
-    for edge in &by_edge {
-        let (side, &most) = edge.iter().enumerate().max_by_key(|(_, v)| **v)?;
-        if most > edge.iter().sum::<usize>() - most {
-            edges_won[side] += 1;
-        }
-    }
-    if let Some(side) = edges_won.iter().position(|&won| won >= 3) {
-        return Some(side);
+    for winner in by_edge.iter().filter_map(|edge| won_by(edge)) {
+        edges_won[winner] += 1;
     }
     let total: usize = votes.iter().sum();
-    let (side, &most) = votes.iter().enumerate().max_by_key(|(_, v)| **v)?;
+    let (most_side, &most) = votes.iter().enumerate().max_by_key(|(_, v)| **v)?;
     // At least the rim along one long side: a label's length of pixels.
     let enough = (LABEL_LENGTH_IN * PX_PER_IN) as usize;
-    (most >= enough && most >= 3 * (total - most)).then_some(side)
+    let side = edges_won
+        .iter()
+        .position(|&won| won >= 3)
+        .or_else(|| (most >= enough && most >= 3 * (total - most)).then_some(most_side))?;
+    let enemy_along = [(2, -1.0), (3, 1.0)]
+        .into_iter()
+        .find(|&(edge, _)| won_by(&by_edge[edge]).is_some_and(|winner| winner != side))
+        .map(|(_, sign)| sign);
+    Some(Rim { side, enemy_along })
+}
+
+/// The side whose paint rims a label, and which long edge of it (-1 or +1 across the
+/// label's axes) another side's paint lines, if one does: an enemy in contact.
+struct Rim {
+    side: usize,
+    enemy_along: Option<f64>,
 }
 
 /// Which long side of a label's paper (`region` on `axes`, its extents `along` and
@@ -2845,17 +2917,16 @@ mod tests {
                     along: [1.0, 0.0],
                     normal: [0.0, 1.0],
                 };
-                let grow = 0.375 / (30.0 - 0.375);
                 rim_side(
                     &plane,
                     &axes,
                     [100.0, 100.0],
                     [32.0, 12.0],
                     (5.0, 5.0, 30.0),
-                    grow,
                     &options,
                     is_ink,
                 )
+                .map(|rim| rim.side)
             };
         let side_of = |contact, rim| side_of_with(contact, rim, &|_, _, _| false);
         assert_eq!(side_of(blue, red), Some(0), "red, blue in contact");
