@@ -37,6 +37,27 @@ fn with_default_options<R>(read: impl FnOnce(&DetectOptions) -> R) -> R {
     })
 }
 
+/// A frame read with the given colour model, the built-in piece model, no home edges
+/// and no reference.
+fn detect_with_colours(
+    image: &image::RgbImage,
+    calib: &Calibration,
+    colours: &ColourModel,
+) -> Detection {
+    let model = PieceModel::builtin("pub-battles").unwrap();
+    let none = |_: &str| None;
+    vision::detect(
+        image,
+        calib,
+        &DetectOptions {
+            colours,
+            model: &model,
+            facing_away: &none,
+            reference: None,
+        },
+    )
+}
+
 /// Each truth piece with the nearest detection of its colour, and that distance.
 fn nearest<'a>(scene: &Scene, d: &'a Detection) -> Vec<(f64, Option<&'a vision::DetectedPiece>)> {
     scene
@@ -421,23 +442,12 @@ fn a_spent_block_whose_paint_reads_too_pale_is_found_by_its_label() {
     let image = sim::render(&scene);
     let calib =
         Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics)).unwrap();
-    let model = PieceModel::builtin("pub-battles").unwrap();
     let mut colours = ColourModel::builtin();
     for side in &mut colours.sides {
         // The renderer's red is 0.83 saturated, its blue 0.77.
         side.min_saturation = 0.95;
     }
-    let none = |_: &str| None;
-    let d = vision::detect(
-        &image,
-        &calib,
-        &DetectOptions {
-            colours: &colours,
-            model: &model,
-            facing_away: &none,
-            reference: None,
-        },
-    );
+    let d = detect_with_colours(&image, &calib, &colours);
     assert_eq!(d.pieces.len(), scene.pieces.len(), "{:#?}", d.pieces);
     for (truth, (off, seen)) in scene.pieces.iter().zip(nearest(&scene, &d)) {
         let seen = seen.unwrap_or_else(|| panic!("{truth:?} not found"));
@@ -483,22 +493,11 @@ fn a_spent_block_in_contact_with_an_enemy_keeps_its_side() {
     let image = sim::render(&scene);
     let calib =
         Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics)).unwrap();
-    let model = PieceModel::builtin("pub-battles").unwrap();
     let mut colours = ColourModel::builtin();
     // The renderer's red is 0.83 saturated.
     colours.sides[0].min_saturation = 0.95;
     assert_eq!(colours.sides[0].name, "red");
-    let none = |_: &str| None;
-    let d = vision::detect(
-        &image,
-        &calib,
-        &DetectOptions {
-            colours: &colours,
-            model: &model,
-            facing_away: &none,
-            reference: None,
-        },
-    );
+    let d = detect_with_colours(&image, &calib, &colours);
     assert_eq!(d.pieces.len(), 2, "{:#?}", d.pieces);
     for (truth, (off, seen)) in scene.pieces.iter().zip(nearest(&scene, &d)) {
         let seen = seen.unwrap_or_else(|| panic!("{truth:?} not found: {:#?}", d.pieces));
