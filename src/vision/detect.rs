@@ -312,6 +312,9 @@ pub fn detect_sampled(
                     .filter(|l| l.side != side)
                     .flat_map(|l| l.paper.iter().map(|p| p.map(|c| c as u32)))
                     .collect();
+                if enemy_paper.is_empty() {
+                    return measure_blob(blob, &plane, name, camera, options, ink_known);
+                }
                 let own: Vec<Px> = blob
                     .iter()
                     .filter(|p| !(p.paper && enemy_paper.contains(&[p.x, p.y])))
