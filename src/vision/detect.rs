@@ -348,15 +348,14 @@ pub fn detect_sampled(
         })
         .collect();
     let mut in_contact = Vec::new();
-    for (mut label, touched) in by_labels.into_iter().zip(touched) {
-        label.in_contact = touched;
+    for (label, touched) in by_labels.into_iter().zip(touched) {
         // An enemy's piece near the label is in contact with it, not its reading.
         let near = |p: &DetectedPiece| {
             p.color == label.piece.color
                 && (p.x_in - label.piece.x_in).hypot(p.y_in - label.piece.y_in) < LABEL_CLEAR_IN
         };
         if !pieces.iter().any(near) {
-            if label.in_contact {
+            if touched {
                 in_contact.push(label.piece);
             } else {
                 pieces.push(label.piece);
