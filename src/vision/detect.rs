@@ -312,15 +312,25 @@ pub fn detect_sampled(
                     .filter(|l| l.side != side)
                     .flat_map(|l| l.paper.iter().map(|p| p.map(|c| c as u32)))
                     .collect();
+                let measure_own = |own: &[Px]| {
+                    let pieces = measure_blob(own, &plane, name, camera, options, ink_known);
+                    if !pieces.is_empty() || ink_known || is_speck(own.len(), options) {
+                        return pieces;
+                    }
+                    off_the_ink(own, &plane)
+                        .iter()
+                        .flat_map(|part| measure_blob(part, &plane, name, camera, options, false))
+                        .collect()
+                };
                 if enemy_paper.is_empty() {
-                    return measure_blob(blob, &plane, name, camera, options, ink_known);
+                    return measure_own(blob);
                 }
                 let own: Vec<Px> = blob
                     .iter()
                     .filter(|p| !(p.paper && enemy_paper.contains(&[p.x, p.y])))
                     .copied()
                     .collect();
-                measure_blob(&own, &plane, name, camera, options, ink_known)
+                measure_own(&own)
             });
             by_labels.extend(labels.into_iter().map(|mut label| {
                 label.in_contact = side.is_some_and(|side| side != label.side);
@@ -1293,6 +1303,48 @@ fn lit_paint(blob: &[Px], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
     Some((bright, lit))
 }
 
+/// How far a piece's paint may differ in saturation from the ink it stands on and still
+/// be taken for that ink, at the least: the ink's own spread is added (see
+/// [`off_the_ink`]).
+const TONE_STEP: f64 = 0.1;
+
+/// The parts of a blob that no piece reads whole (a river, a stream or a road of a
+/// side's colour, with whatever stands on it joined) whose paint differs from the ink's.
+///
+/// Most of such a blob is the ink: its saturation is the blob's median. Saturation,
+/// unlike brightness, is the same in a shadow and in the light, so a piece's shadow on
+/// the ink stays ink, while a block standing on a river shows its own paint: deeper or
+/// paler than the print (a navy block on a light-blue stream, a satin block on a
+/// washed-out river). Pixels further from the median than [`TONE_STEP`] and three
+/// times the ink's spread, with the blob's paper (a piece's label or strip), are
+/// grouped into connected parts; each part holding paint is a blob to measure.
+fn off_the_ink(blob: &[Px], plane: &MapPlane) -> Vec<Vec<Px>> {
+    let saturation = |p: &Px| plane.at(p.x, p.y).map(|rgb| Hsv::from_rgb(rgb).s);
+    let mut ink: Vec<f64> = blob
+        .iter()
+        .filter(|p| !p.paper)
+        .filter_map(saturation)
+        .collect();
+    if ink.len() < 2 {
+        return Vec::new();
+    }
+    let half = ink.len() / 2;
+    let median = nth_smallest(&mut ink, half);
+    let mut deviations: Vec<f64> = ink.iter().map(|s| (s - median).abs()).collect();
+    // The median absolute deviation, as a normal distribution's sigma.
+    let spread = 1.4826 * nth_smallest(&mut deviations, half);
+    let step = TONE_STEP.max(3.0 * spread);
+    let apart: Vec<Px> = blob
+        .iter()
+        .filter(|p| p.paper || saturation(p).is_some_and(|s| (s - median).abs() > step))
+        .copied()
+        .collect();
+    connected_parts(&apart)
+        .into_iter()
+        .filter(|part| part.iter().any(|p| !p.paper))
+        .collect()
+}
+
 /// A label's area, 1.6 x 0.6 in.
 const LABEL_IN_SQ: f64 = LABEL_LENGTH_IN * LABEL_WIDTH_IN;
 
@@ -1304,7 +1356,16 @@ const LABEL_MIN_PX: usize = (0.45 * PX_PER_IN * PX_PER_IN) as usize;
 /// regions of fewer than four pixels are specks of glare and left out.
 fn paper_regions(blob: &[Px]) -> Vec<Vec<[f64; 2]>> {
     let paper: Vec<Px> = blob.iter().copied().filter(|p| p.paper).collect();
-    let Some((x0, y0, x1, y1)) = paper.iter().fold(None, |b, p| {
+    connected_parts(&paper)
+        .into_iter()
+        .filter(|region| region.len() >= 4)
+        .map(|region| region.iter().map(|p| p.centre()).collect())
+        .collect()
+}
+
+/// `pixels` in their eight-connected parts.
+fn connected_parts(pixels: &[Px]) -> Vec<Vec<Px>> {
+    let Some((x0, y0, x1, y1)) = pixels.iter().fold(None, |b, p| {
         let (x0, y0, x1, y1) = b.unwrap_or((p.x, p.y, p.x, p.y));
         Some((x0.min(p.x), y0.min(p.y), x1.max(p.x), y1.max(p.y)))
     }) else {
@@ -1313,20 +1374,19 @@ fn paper_regions(blob: &[Px]) -> Vec<Vec<[f64; 2]>> {
     // A margin of one pixel all round: imageproc's labelling fails on an image one
     // pixel wide or high.
     let mut mask = image::GrayImage::new(x1 - x0 + 3, y1 - y0 + 3);
-    for p in &paper {
+    for p in pixels {
         mask.put_pixel(p.x - x0 + 1, p.y - y0 + 1, image::Luma([255]));
     }
     let labels = label_components(&mask);
-    let mut regions: Vec<Vec<[f64; 2]>> = Vec::new();
-    for p in &paper {
+    let mut parts: Vec<Vec<Px>> = Vec::new();
+    for &p in pixels {
         let l = labels.get_pixel(p.x - x0 + 1, p.y - y0 + 1).0[0] as usize;
-        if regions.len() < l {
-            regions.resize(l, Vec::new());
+        if parts.len() < l {
+            parts.resize(l, Vec::new());
         }
-        regions[l - 1].push(p.centre());
+        parts[l - 1].push(p);
     }
-    regions.retain(|r| r.len() >= 4);
-    regions
+    parts
 }
 
 /// The top a blob shows: its lit paint with its labels (large paper regions), as pixel
