@@ -463,6 +463,53 @@ fn a_spent_block_whose_paint_reads_too_pale_is_found_by_its_label() {
     }
 }
 
+/// An HQ cube's matte top under a ceiling light can read paler than its side's least
+/// saturation (on the photoreal frames, three cubes read 0.44 to 0.64, under the floors
+/// of 0.5 and 0.62). A faint spot a cube's size, standing alone with nothing of its hue
+/// around it, is read in full and measured: here each side's floor is set above the
+/// renderer's paint (red 0.83, blue 0.77 saturated) but within a fifth of it, and every
+/// cube is found where it stands. The same paint on standing blocks is too long a spot
+/// for a cube: none is read as one.
+#[test]
+fn a_cube_whose_paint_reads_pale_is_found_where_it_stands_alone() {
+    let scene = sim::random_scene(5, 36.0, 24.0, 1920, 1080);
+    let only = |keep: fn(&sim::TruePiece) -> bool| {
+        let mut scene = scene.clone();
+        scene
+            .pieces
+            .retain(|p| (p.color == "red" || p.color == "blue") && keep(p));
+        scene
+    };
+    let mut colours = ColourModel::builtin();
+    for side in &mut colours.sides {
+        side.min_saturation = 0.9;
+    }
+    let read = |scene: &Scene| {
+        let image = sim::render(scene);
+        let calib =
+            Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics)).unwrap();
+        detect_with_colours(&image, &calib, &colours)
+    };
+
+    let cubes = only(|p| p.kind == sim::Shape::Hq);
+    assert!(cubes.pieces.len() >= 4, "{} cubes", cubes.pieces.len());
+    let d = read(&cubes);
+    assert_eq!(d.pieces.len(), cubes.pieces.len(), "{:#?}", d.pieces);
+    for (truth, (off, seen)) in cubes.pieces.iter().zip(nearest(&cubes, &d)) {
+        let seen = seen.unwrap_or_else(|| panic!("{truth:?} not found"));
+        assert!(off <= 0.1, "{truth:?} found {off:.3} in off");
+        assert_eq!(seen.kind, "hq", "{truth:?}");
+    }
+
+    let blocks = only(|p| p.kind == sim::Shape::Block && p.status == aide::table::Status::Fresh);
+    let d = read(&blocks);
+    assert!(
+        d.pieces.iter().all(|p| p.kind != "hq"),
+        "blocks read as cubes: {:#?}",
+        d.pieces
+    );
+}
+
 /// A red spent block in melee with a blue block, flank to flank and facing it: the blue
 /// block's strip touches the red label, and the red block's rim reads too pale for red
 /// paint (as on the photoreal frames, where a red rim mixed with the white label reads
@@ -657,7 +704,7 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
         "recall {recall:.3}, precision {precision:.3}, centre median {centre_median:.3} in, \
          strip heading p95 {strip_p95:.2} deg, status {status:.3}"
     );
-    assert!(recall >= 0.94, "{figures}");
+    assert!(recall >= 0.97, "{figures}");
     assert!(precision >= 0.985, "{figures}");
     assert!(centre_median <= 0.06, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");

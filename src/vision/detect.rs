@@ -133,13 +133,15 @@ pub fn detect_sampled(
     let (coarse_w, coarse_h) = sampler.coarse_size();
     let mut paint = image::GrayImage::new(coarse_w, coarse_h);
     let mut skin = image::GrayImage::new(coarse_w, coarse_h);
+    let mut faint = image::GrayImage::new(coarse_w, coarse_h);
     let mut on_map = 0usize;
     // Reads of the map and what stands on it, to match the empty map's reference to
     // this frame: (x, y, colour, whether it reads as bare map).
     let mut reads: Vec<(u32, u32, [u8; 3], bool)> = Vec::new();
-    for (k, ((skin_px, paint_px), tap)) in skin
+    for (k, (((skin_px, paint_px), faint_px), tap)) in skin
         .pixels_mut()
         .zip(paint.pixels_mut())
+        .zip(faint.pixels_mut())
         .zip(&sampler.coarse)
         .enumerate()
     {
@@ -153,10 +155,12 @@ pub fn detect_sampled(
         let class = classifier.class(rgb);
         if options.reference.is_some() && class != Class::Skin {
             let (cx, cy) = (k as u32 % coarse_w, k as u32 / coarse_w);
-            reads.push((cx * COARSE_STEP, cy * COARSE_STEP, rgb, class == Class::Map));
+            let bare = matches!(class, Class::Map | Class::Faint(_));
+            reads.push((cx * COARSE_STEP, cy * COARSE_STEP, rgb, bare));
         }
         match class {
             Class::Map => {}
+            Class::Faint(side) => faint_px.0[0] = side as u8 + 1,
             Class::Skin => skin_px.0[0] = 255,
             // A spent block's paint can be a rim too thin for this pass: its label is not.
             Class::Side(_) | Class::Paper => paint_px.0[0] = 255,
@@ -168,11 +172,20 @@ pub fn detect_sampled(
     let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
     // The tiles read in full, and the separate regions they make.
     let near_paint = grow(&paint, READ_MARGIN.into());
+    let pale_cubes = faint_cube_spots(&faint);
     let mut read_tiles = image::GrayImage::new(tiles_w, tiles_h);
+    let tile_of = |c: u32| c * COARSE_STEP / TILE_PX;
     for (cx, cy, near) in near_paint.enumerate_pixels() {
         if near.0[0] > 0 {
-            let (tx, ty) = (cx * COARSE_STEP / TILE_PX, cy * COARSE_STEP / TILE_PX);
-            read_tiles.put_pixel(tx, ty, image::Luma([255]));
+            read_tiles.put_pixel(tile_of(cx), tile_of(cy), image::Luma([255]));
+        }
+    }
+    for &(_, [cx, cy]) in &pale_cubes {
+        let last = |c: u32, size: u32| tile_of((c + FAINT_CUBE_READ).min(size - 1));
+        for ty in tile_of(cy.saturating_sub(FAINT_CUBE_READ))..=last(cy, coarse_h) {
+            for tx in tile_of(cx.saturating_sub(FAINT_CUBE_READ))..=last(cx, coarse_w) {
+                read_tiles.put_pixel(tx, ty, image::Luma([255]));
+            }
         }
     }
     let regions = label_components(&read_tiles);
@@ -233,7 +246,7 @@ pub fn detect_sampled(
             let value = match classifier.class(rgb) {
                 Class::Side(side) => side as u8 + 1,
                 Class::Paper => PAPER,
-                Class::Map | Class::Skin => continue,
+                Class::Map | Class::Skin | Class::Faint(_) => continue,
             };
             // Ink of the printed map that looks like paint or paper.
             if let Some(r) = &reference
@@ -340,6 +353,10 @@ pub fn detect_sampled(
         })
         .collect();
     let mut pieces = drop_side_faces(found);
+    if reference.is_none() {
+        let cubes = faint_cubes(&pale_cubes, &pieces, &plane, &classifier, camera, options);
+        pieces.extend(cubes);
+    }
     // A label near a piece found by its paint is either that piece's, the back label of
     // a standing block seen from behind, or the top of a spent block the paint's fit
     // took for a standing one: the paint beyond the label's far edge tells which.
@@ -465,6 +482,9 @@ enum Class {
     /// Off-white paper: a block's label sticker or its facing strip.
     Paper,
     Skin,
+    /// A side's hue, paler than its paint by up to [`FAINT_SCALE`]: the map's ink, or a
+    /// cube whose matte paint reads pale under the light (see [`faint_cubes`]).
+    Faint(usize),
 }
 
 /// A crop's value for paper (paint is its side's index + 1).
@@ -752,7 +772,7 @@ impl<'a> Classifier<'a> {
         colours
             .sides
             .iter()
-            .map(|s| s.min_saturation)
+            .map(|s| FAINT_SCALE * s.min_saturation)
             .fold(SKIN_MIN_SATURATION, f64::min)
     }
 
@@ -809,7 +829,9 @@ impl<'a> Classifier<'a> {
         match colours.side_of(hsv) {
             Some(side) => Class::Side(side),
             None if is_skin(hsv) => Class::Skin,
-            None => Class::Map,
+            None => colours
+                .side_of_paler(hsv, FAINT_SCALE)
+                .map_or(Class::Map, Class::Faint),
         }
     }
 }
@@ -840,7 +862,7 @@ mod classifier_tests {
     fn the_classes_are_the_f64_references_for_every_rgb_value() {
         let colours = ColourModel::builtin();
         let classifier = Classifier::new(&colours);
-        let mut counts = [0usize; 4];
+        let mut counts = [0usize; 5];
         for r in 0..=255u8 {
             for g in 0..=255u8 {
                 for b in 0..=255u8 {
@@ -851,11 +873,12 @@ mod classifier_tests {
                         Class::Side(_) => 1,
                         Class::Paper => 2,
                         Class::Skin => 3,
+                        Class::Faint(_) => 4,
                     }] += 1;
                 }
             }
         }
-        // Each class is somewhere in the cube: the comparison covered all four.
+        // Each class is somewhere in the cube: the comparison covered all five.
         assert!(counts.iter().all(|&n| n > 1000), "{counts:?}");
     }
 
@@ -1345,6 +1368,188 @@ fn off_the_ink(blob: &[Px], plane: &MapPlane) -> Vec<Vec<Px>> {
         .collect()
 }
 
+/// A pixel's eight neighbours, as (dx, dy).
+const NEIGHBOURS: [(i64, i64); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
+
+/// How much paler than a side's least saturation a pixel of its hue may be and still
+/// be looked at as a cube's (see [`faint_cubes`]). A cube's matte top under a ceiling
+/// light reads paler than a block's, whose side faces and label keep it above the floor.
+const FAINT_SCALE: f64 = 0.8;
+
+/// A faint spot of the coarse pass is a cube's when it spans no more coarse pixels than
+/// this each way (0.6 in: a cube's top with its side face).
+const FAINT_CUBE_COARSE: u32 = 3;
+
+/// Tiles within this many coarse pixels of a faint cube's spot are read in full.
+const FAINT_CUBE_READ: u32 = 3;
+
+/// The coarse pass's faint spots small enough to be a cube: (side, coarse centre). A
+/// river, a road or a town's roofs in a side's hue make larger faint regions.
+fn faint_cube_spots(faint: &image::GrayImage) -> Vec<(usize, [u32; 2])> {
+    let labels = label_components(faint);
+    let mut spans: Vec<(u8, [u32; 4])> = Vec::new();
+    for (x, y, l) in labels.enumerate_pixels() {
+        let l = l.0[0] as usize;
+        if l == 0 {
+            continue;
+        }
+        if spans.len() < l {
+            spans.resize(l, (0, [u32::MAX, u32::MAX, 0, 0]));
+        }
+        let (side, b) = &mut spans[l - 1];
+        *side = faint.get_pixel(x, y).0[0];
+        *b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
+    }
+    spans
+        .into_iter()
+        .filter(|(_, [x0, y0, x1, y1])| x1 - x0 < FAINT_CUBE_COARSE && y1 - y0 < FAINT_CUBE_COARSE)
+        .map(|(side, [x0, y0, x1, y1])| (usize::from(side - 1), [(x0 + x1) / 2, (y0 + y1) / 2]))
+        .collect()
+}
+
+/// HQ cubes whose paint reads paler than their side's least saturation: each faint spot
+/// of the coarse pass with no piece's footprint within [`FAINT_CUBE_CLEAR_IN`] is read in
+/// full, and
+/// the pixels of its side's hue (paint or faint) connected to it are a cube when they
+/// stand alone, with no more of that hue in a ring around them (a river, or a roof
+/// among roofs, is ink that goes on), are mostly faint (on the photoreal frames such
+/// cubes are 5 to 32 % paint; a roof of the town map whose outline reads faint, 92 %),
+/// and measure as a cube.
+fn faint_cubes(
+    spots: &[(usize, [u32; 2])],
+    found: &[DetectedPiece],
+    plane: &MapPlane,
+    classifier: &Classifier,
+    camera: (f64, f64, f64),
+    options: &DetectOptions,
+) -> Vec<DetectedPiece> {
+    // How far around a spot its cube is looked for, in map-plane pixels.
+    const WINDOW_PX: i64 = 16;
+    // A cube's silhouette, its top with a side face, is at most 0.6 in square: more
+    // pixels of the hue connected to the spot are ink that goes on.
+    const MOST_PX: usize = 144;
+    // The ring around a cube that must be bare of its hue: from 2 to 4 px out.
+    const RING: std::ops::RangeInclusive<i64> = 2..=4;
+    let h = (plane.pixels.len() as u32 / plane.w) as i64;
+    let of_side = |x: i64, y: i64, side: usize| {
+        (0..i64::from(plane.w)).contains(&x)
+            && (0..h).contains(&y)
+            && plane
+                .at(x as u32, y as u32)
+                .is_some_and(|rgb| match classifier.class(rgb) {
+                    Class::Side(s) | Class::Faint(s) => s == side,
+                    _ => false,
+                })
+    };
+    let mut cubes: Vec<DetectedPiece> = Vec::new();
+    for &(side, [cx, cy]) in spots {
+        let centre = [i64::from(cx * COARSE_STEP), i64::from(cy * COARSE_STEP)];
+        // Clear of every piece's footprint (as read): a spot at a block's edge is its
+        // blurred rim, or its shade.
+        let clear = |p: &DetectedPiece| {
+            let (x, y) = (centre[0] as f64 / PX_PER_IN, centre[1] as f64 / PX_PER_IN);
+            let d = [x - p.x_in, y - p.y_in];
+            let h = p.heading_deg.to_radians();
+            let along = dot(d, [h.cos(), h.sin()]).abs() - 0.5 * p.length_in;
+            let across = dot(d, [-h.sin(), h.cos()]).abs() - 0.5 * p.width_in;
+            along.max(0.0).hypot(across.max(0.0)) >= FAINT_CUBE_CLEAR_IN
+        };
+        if !found.iter().chain(&cubes).all(clear) {
+            continue;
+        }
+        // The pixels of the side's hue connected to the spot, within the window.
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<[i64; 2]> = (-2..=2)
+            .flat_map(|dy| (-2..=2).map(move |dx| [centre[0] + dx, centre[1] + dy]))
+            .filter(|&[x, y]| of_side(x, y, side))
+            .collect();
+        seen.extend(stack.iter().copied());
+        let mut inside_window = true;
+        while let Some([x, y]) = stack.pop() {
+            for (dx, dy) in NEIGHBOURS {
+                let n = [x + dx, y + dy];
+                if seen.contains(&n) || !of_side(n[0], n[1], side) {
+                    continue;
+                }
+                if (n[0] - centre[0]).abs() > WINDOW_PX
+                    || (n[1] - centre[1]).abs() > WINDOW_PX
+                    || seen.len() >= MOST_PX
+                {
+                    inside_window = false;
+                    continue;
+                }
+                seen.insert(n);
+                stack.push(n);
+            }
+        }
+        if !inside_window || seen.is_empty() {
+            continue;
+        }
+        // Alone: nothing of its hue in the ring around it.
+        let near = |[x, y]: [i64; 2], reach: i64| {
+            seen.iter()
+                .any(|&[u, v]| (u - x).abs() <= reach && (v - y).abs() <= reach)
+        };
+        let (x0, x1) = (
+            seen.iter().map(|p| p[0]).min(),
+            seen.iter().map(|p| p[0]).max(),
+        );
+        let (y0, y1) = (
+            seen.iter().map(|p| p[1]).min(),
+            seen.iter().map(|p| p[1]).max(),
+        );
+        let (Some(x0), Some(x1), Some(y0), Some(y1)) = (x0, x1, y0, y1) else {
+            continue;
+        };
+        let outer = *RING.end();
+        let ring_hue = (y0 - outer..=y1 + outer)
+            .flat_map(|y| (x0 - outer..=x1 + outer).map(move |x| [x, y]))
+            .filter(|&p| !near(p, *RING.start() - 1) && near(p, outer))
+            .filter(|&[x, y]| of_side(x, y, side))
+            .count();
+        // Paint read mostly in full is the first pass's to judge: a roof of the side's
+        // hue, whose outline reads faint, is not read again with it.
+        let is_paint = |&[x, y]: &[i64; 2]| {
+            plane
+                .at(x as u32, y as u32)
+                .is_some_and(|rgb| classifier.class(rgb) == Class::Side(side))
+        };
+        if ring_hue > 0 || 2 * seen.iter().filter(|p| is_paint(p)).count() >= seen.len() {
+            continue;
+        }
+        let blob: Vec<Px> = seen
+            .iter()
+            .map(|&[x, y]| Px {
+                x: x as u32,
+                y: y as u32,
+                paper: false,
+            })
+            .collect();
+        let name = &options.colours.sides[side].name;
+        let read = measure_blob(&blob, plane, name, camera, options, false);
+        cubes.extend(
+            read.into_iter()
+                .map(|(piece, _)| piece)
+                .filter(|piece| piece.kind == "hq"),
+        );
+    }
+    cubes
+}
+
+/// A faint spot this near a piece already found (inches from its footprint) is part of
+/// it: its shaded side, its blurred rim, or its shadow's edge. Its top shows up to 0.4
+/// in past the footprint where the camera is low and far off.
+const FAINT_CUBE_CLEAR_IN: f64 = 0.45;
+
 /// A label's area, 1.6 x 0.6 in.
 const LABEL_IN_SQ: f64 = LABEL_LENGTH_IN * LABEL_WIDTH_IN;
 
@@ -1629,16 +1834,6 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
     }
     // Grow every sizeable top through the blob's paint, breadth first.
     const UNSET: usize = usize::MAX;
-    const NEIGHBOURS: [(i64, i64); 8] = [
-        (-1, -1),
-        (0, -1),
-        (1, -1),
-        (-1, 0),
-        (1, 0),
-        (-1, 1),
-        (0, 1),
-        (1, 1),
-    ];
     let mut owner = vec![UNSET; (w * h) as usize];
     // 1 paint, 2 paper, 0 neither.
     let mut class = vec![0u8; (w * h) as usize];
