@@ -172,7 +172,13 @@ pub fn detect_sampled(
     let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
     // The tiles read in full, and the separate regions they make.
     let near_paint = grow(&paint, READ_MARGIN.into());
-    let pale_cubes = faint_cube_spots(&faint);
+    let reference = options.reference.and_then(|r| r.match_to(&reads));
+    // With the empty map known, ink is told from pieces by it: no faint cube is looked for.
+    let pale_cubes = if reference.is_none() {
+        faint_cube_spots(&faint)
+    } else {
+        Vec::new()
+    };
     let mut read_tiles = image::GrayImage::new(tiles_w, tiles_h);
     let tile_of = |c: u32| c * COARSE_STEP / TILE_PX;
     for (cx, cy, near) in near_paint.enumerate_pixels() {
@@ -189,7 +195,6 @@ pub fn detect_sampled(
         }
     }
     let regions = label_components(&read_tiles);
-    let reference = options.reference.and_then(|r| r.match_to(&reads));
 
     let mut plane = MapPlane {
         w,
@@ -353,10 +358,8 @@ pub fn detect_sampled(
         })
         .collect();
     let mut pieces = drop_side_faces(found);
-    if reference.is_none() {
-        let cubes = faint_cubes(&pale_cubes, &pieces, &plane, &classifier, camera, options);
-        pieces.extend(cubes);
-    }
+    let cubes = faint_cubes(&pale_cubes, &pieces, &plane, &classifier, camera, options);
+    pieces.extend(cubes);
     // A label near a piece found by its paint is either that piece's, the back label of
     // a standing block seen from behind, or the top of a spent block the paint's fit
     // took for a standing one: the paint beyond the label's far edge tells which.
