@@ -1420,13 +1420,12 @@ fn faint_cube_spots(faint: &image::GrayImage) -> Vec<(usize, [u32; 2])> {
 }
 
 /// HQ cubes whose paint reads paler than their side's least saturation: each faint spot
-/// of the coarse pass with no piece's footprint within [`FAINT_CUBE_CLEAR_IN`] is read in
-/// full, and
-/// the pixels of its side's hue (paint or faint) connected to it are a cube when they
-/// stand alone, with no more of that hue in a ring around them (a river, or a roof
-/// among roofs, is ink that goes on), are mostly faint (on the photoreal frames such
-/// cubes are 5 to 32 % paint; a roof of the town map whose outline reads faint, 92 %),
-/// and measure as a cube.
+/// of the coarse pass with no piece's footprint within [`FAINT_CUBE_CLEAR_IN`] has been
+/// read in full, and the pixels of its side's hue (paint or faint) connected to it are
+/// a cube when they stand alone, with no more of that hue in a ring around them (a
+/// river, or a roof among roofs, is ink that goes on), are mostly faint (on the
+/// photoreal frames such cubes are 5 to 32 % paint; a roof of the town map whose
+/// outline reads faint, 92 %), and measure as a cube.
 fn faint_cubes(
     spots: &[(usize, [u32; 2])],
     found: &[DetectedPiece],
@@ -1442,10 +1441,10 @@ fn faint_cubes(
     const MOST_PX: usize = 144;
     // The ring around a cube that must be bare of its hue: from 2 to 4 px out.
     const RING: std::ops::RangeInclusive<i64> = 2..=4;
-    let h = (plane.pixels.len() as u32 / plane.w) as i64;
+    let plane_h = (plane.pixels.len() as u32 / plane.w) as i64;
     let of_side = |x: i64, y: i64, side: usize| {
         (0..i64::from(plane.w)).contains(&x)
-            && (0..h).contains(&y)
+            && (0..plane_h).contains(&y)
             && plane
                 .at(x as u32, y as u32)
                 .is_some_and(|rgb| match classifier.class(rgb) {
