@@ -1433,7 +1433,11 @@ function connect() {
       conn.okTimer = setTimeout(() => banner("", ""), 4000);
     }
   };
-  ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+  ws.onmessage = (e) => {
+    onMessage(JSON.parse(e.data));
+    // The feed is live: its first message, the current state, has been applied.
+    document.body.dataset.live = "1";
+  };
   ws.onclose = () => {
     if (conn.ws !== ws) return;
     conn.down = true;

@@ -409,6 +409,9 @@ async function main() {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(urls.demo);
     await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+    // The WebSocket's first message is the current state: arriving after the made-up
+    // one below, it would put the names back (under load it came between the two).
+    await page.waitForSelector("body[data-live='1']", { timeout: 20000 });
     const fog = await page.evaluate(() => {
       const a = window.aide, msg = JSON.parse(JSON.stringify(a.live));
       msg.seq += 1000;
