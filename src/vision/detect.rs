@@ -1760,7 +1760,7 @@ fn line_by_silhouette(
         sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], axes.centre),
         axes.along,
     );
-    let grow = block.height_fresh_in / (cam_h - block.height_fresh_in);
+    let grow = top_grow(block.height_fresh_in, cam_h);
     if nadir < lo {
         lo += (lo - nadir) * grow;
     } else if nadir > hi {
@@ -1930,6 +1930,14 @@ struct Cut {
     high_end: bool,
 }
 
+/// How much larger than its footprint a face `height_in` above the map shows on the map
+/// plane, less one, under a camera `cam_h` above it: s - 1 for s = H / (H - h) (see
+/// [`Silhouette`]). A top is pushed away from the point under the camera by this share
+/// of its distance from it.
+fn top_grow(height_in: f64, cam_h: f64) -> f64 {
+    height_in / (cam_h - height_in)
+}
+
 /// A blob's silhouette on its own axes, in map-plane pixels from the axes' centre: its
 /// extents (pixel centres, the 2nd to the 98th percentile) and where the point under
 /// the camera is.
@@ -2057,7 +2065,7 @@ fn fit_shapes(
         .iter()
         .filter(|s| cut.is_none() || s.0 == "block")
         .map(|&(kind, status, frontage, depth, h)| {
-            let grow = h / (cam_h - h);
+            let grow = top_grow(h, cam_h);
             let scale = 1.0 + grow;
             // The top's shift from the footprint, in pixels along and across the axis.
             let shift_along = ((mid(sil.along) - sil.nadir[0]) * grow).abs();
@@ -2129,12 +2137,12 @@ fn not_ink(fit: &Fit, sil: &Silhouette, cam_h: f64, label_on_top: bool, part: bo
     match (fit.kind, fit.status) {
         ("block", Status::Spent) => label_on_top,
         ("block", Status::Fresh) if !part => {
-            let grow = fit.height_in / (cam_h - fit.height_in);
+            let grow = top_grow(fit.height_in, cam_h);
             let top_px = fit.frontage_in * (1.0 + grow) * PX_PER_IN;
             sil.size_px().1 >= LEAST_LENGTH_SHOWN * top_px
         }
         ("hq", _) => {
-            let top_px = fit.depth_in * (1.0 + fit.height_in / (cam_h - fit.height_in)) * PX_PER_IN;
+            let top_px = fit.depth_in * (1.0 + top_grow(fit.height_in, cam_h)) * PX_PER_IN;
             let (width, length) = sil.size_px();
             width.min(length) >= top_px - EDGE_BLUR_PX
         }
@@ -2186,7 +2194,7 @@ fn measure(
     );
     let reach = {
         let tallest = block.height_fresh_in;
-        nadir[0].hypot(nadir[1]) * tallest / (cam_h - tallest) + 2.0 * EDGE_BLUR_PX
+        nadir[0].hypot(nadir[1]) * top_grow(tallest, cam_h) + 2.0 * EDGE_BLUR_PX
     };
     let near_top = |(lo, hi): (f64, f64), v: f64| (lo - reach..=hi + reach).contains(&v);
     let outline: Vec<[f64; 2]> = blob
@@ -2271,7 +2279,7 @@ fn measure(
     if (blob.len() as f64) < LEAST_TOP_SHOWN * top_px {
         return None;
     }
-    let grow = fit.height_in / (cam_h - fit.height_in);
+    let grow = top_grow(fit.height_in, cam_h);
     let k = 1.0 / (1.0 + grow);
     let toward = sil.toward_camera();
     // A top edge seen on the plane, taken back to the footprint's edge below it.
@@ -2434,7 +2442,7 @@ fn spent_by_label(
         return Vec::new();
     };
     let (cam_x, cam_y, cam_h) = camera;
-    let grow = block.height_spent_in / (cam_h - block.height_spent_in);
+    let grow = top_grow(block.height_spent_in, cam_h);
     let scale = 1.0 + grow;
     let blur_in = EDGE_BLUR_PX / PX_PER_IN;
     paper_regions(blob)
@@ -2719,7 +2727,7 @@ fn rim_side(
 ) -> Option<Rim> {
     let block = options.model.shape(UnitKind::Infantry)?;
     let (cam_x, cam_y, cam_h) = camera;
-    let grow = block.height_spent_in / (cam_h - block.height_spent_in);
+    let grow = top_grow(block.height_spent_in, cam_h);
     // The top's rim beyond the label, plus the blur, each way; and toward the camera
     // the side faces, the top's shift off the footprint.
     let rim_along = 0.5 * (block.frontage_in - LABEL_LENGTH_IN) * PX_PER_IN + EDGE_BLUR_PX;
