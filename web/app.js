@@ -1181,6 +1181,10 @@ async function cup(path, body) {
 
 app.live = null; // the newest live message while a past state is shown
 app.history = null; // {seq, turn} of the past state shown, or null when live
+/** The seq of the past state asked for and still loading, or null. While it loads, a live
+ *  message neither redraws the table nor puts the slider back at the newest state, and a
+ *  later choice (another state, or Live) wins over it when it arrives. */
+app.goingTo = null;
 app.logStates = [];
 
 $("livebtn").onclick = () => goLive();
@@ -1251,7 +1255,7 @@ async function loadLog() {
     const items = await logItems();
     const slider = $("slider");
     slider.max = Math.max(0, app.logStates.length - 1);
-    if (!app.history) slider.value = slider.max;
+    if (!app.history && app.goingTo === null) slider.value = slider.max;
     stateLabel(Number(slider.value));
     show("logout", items.length ? items.slice(0, 60).map((i) => h("li", null, h("span", { className: "seq" }, `#${i.seq}`), " ", i.text)) : h("li", null, "nothing yet"));
   } catch (err) {
@@ -1260,8 +1264,11 @@ async function loadLog() {
 }
 
 async function showHistory(seq) {
+  app.goingTo = seq;
   try {
     const past = await api("log/" + seq);
+    if (app.goingTo !== seq) return;
+    app.goingTo = null;
     app.history = { seq: past.seq, turn: past.turn };
     setTable(past.table);
     app.report = past.report;
@@ -1271,11 +1278,14 @@ async function showHistory(seq) {
     app.sel = [];
     refresh();
   } catch (err) {
+    if (app.goingTo !== seq) return;
+    app.goingTo = null;
     $("historynote").textContent = err.message;
   }
 }
 
 function goLive() {
+  app.goingTo = null;
   app.history = null;
   document.body.classList.remove("history");
   $("historynote").textContent = "";
@@ -1332,7 +1342,7 @@ function onMessage(msg) {
   app.statusAt = performance.now();
   showStatus();
   if (msg.type === "state") app.live = msg;
-  if (msg.type === "state" && !app.history && msg.seq !== app.seq) {
+  if (msg.type === "state" && !app.history && app.goingTo === null && msg.seq !== app.seq) {
     app.seq = msg.seq;
     if (app.panel === "log") loadLog();
     tvLog();

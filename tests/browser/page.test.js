@@ -188,8 +188,19 @@ async function main() {
     await page.waitForFunction(() => Number(document.querySelector("#slider").max) >= 2);
     await page.waitForFunction(() => window.aide.table.pieces.find((p) => p.id === "blue-2-gd").pose.y_in !== 14.25
       || Number(document.body.dataset.seq) > 3);
+    // Each past state is held back until the server has sent a newer live table: a live
+    // message arriving while a past state loads must neither redraw the live table nor put
+    // the slider back at the newest state (it did, and the next arrow then went live).
+    let heldBack = 0;
+    await page.route(/\/api\/log\/\d+$/, async (route) => {
+      const liveSeq = await page.evaluate(() => window.aide.live.seq);
+      await page.waitForFunction((s) => window.aide.live.seq !== s, liveSeq);
+      heldBack++;
+      await route.continue();
+    });
     await page.$eval("#slider", (el) => { el.value = "0"; el.dispatchEvent(new Event("input")); });
     await page.waitForFunction(() => document.body.classList.contains("history"));
+    assert.equal(await page.inputValue("#slider"), "0", "the slider stays on the state asked for");
     const past = await page.evaluate(() => window.aide.table.pieces.find((p) => p.id === "blue-2-gd").pose);
     assert.deepEqual([past.x_in, past.y_in], [22.5, 14.25]);
     await page.screenshot({ path: path.join(shots, "page-log.png"), fullPage: true });
@@ -201,6 +212,8 @@ async function main() {
     await page.click("#prevstate");
     await page.waitForFunction((seq) => window.aide.history && window.aide.history.seq === seq,
       await page.evaluate(() => window.aide.logStates[0].seq));
+    assert.equal(heldBack, 3, "three past states loaded, each after a live message");
+    await page.unroute(/\/api\/log\/\d+$/);
     await page.click("#livebtn");
     assert.equal(await page.evaluate(() => document.body.classList.contains("history")), false);
 
