@@ -698,15 +698,18 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     let recall = found as f64 / truths as f64;
     let precision = found as f64 / detected as f64;
     let centre_median = quantile(&mut centre_err, 0.5);
+    let centre_p95 = quantile(&mut centre_err, 0.95);
     let strip_p95 = quantile(&mut strip_err, 0.95);
     let status = status_right as f64 / found as f64;
     let figures = format!(
         "recall {recall:.3}, precision {precision:.3}, centre median {centre_median:.3} in, \
-         strip heading p95 {strip_p95:.2} deg, status {status:.3}"
+         p95 {centre_p95:.3} in, strip heading p95 {strip_p95:.2} deg, status {status:.3}"
     );
     assert!(recall >= 0.97, "{figures}");
     assert!(precision >= 0.985, "{figures}");
-    assert!(centre_median <= 0.06, "{figures}");
+    // 0.0386 before a spent block's far edge was taken past its rim, 0.0359 after.
+    assert!(centre_median <= 0.037, "{figures}");
+    assert!(centre_p95 <= 0.14, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");
     assert!(status >= 0.98, "{figures}");
 }

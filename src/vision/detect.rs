@@ -15,7 +15,7 @@ use nalgebra::Point3;
 use serde::{Deserialize, Serialize};
 
 use super::calib::Calibration;
-use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, is_skin};
+use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, hue_distance, is_skin};
 use super::mask::{Labels, grow, label_components, shrink};
 use super::reference::MapReference;
 use crate::model::PieceModel;
@@ -1242,6 +1242,13 @@ impl MapPlane {
     fn at(&self, x: u32, y: u32) -> Option<[u8; 3]> {
         self.pixels[(y * self.w + x) as usize]
     }
+
+    /// The pixel under a point of the plane, `None` off the plane or where it is not read.
+    fn under(&self, [x, y]: [f64; 2]) -> Option<[u8; 3]> {
+        let h = self.pixels.len() as u32 / self.w;
+        let inside = (0.0..f64::from(self.w)).contains(&x) && (0.0..f64::from(h)).contains(&y);
+        inside.then(|| self.at(x as u32, y as u32)).flatten()
+    }
 }
 
 /// Per-channel gains that make the corner cards' white margins grey: the light's colour
@@ -2284,13 +2291,51 @@ fn measure(
     let toward = sil.toward_camera();
     // A top edge seen on the plane, taken back to the footprint's edge below it.
     let to_footprint = |axis: usize, edge: f64| sil.nadir[axis] + (edge - sil.nadir[axis]) * k;
+    // A spent block lies label up, its 0.6 in label on a 0.75 in deep top: a rim of paint
+    // 0.075 in wide runs along each long edge. Blurred between the label's white and the
+    // map beyond, the rim at the top's far edge reads as neither paint nor paper, and the
+    // silhouette ends at the label, a rim short of the top. The rim is there when what
+    // lies just past the label is of the side's hue (a grey pixel's hue means nothing);
+    // past a label stuck flush with the edge lies the map. The rims at the ends, 0.14 in,
+    // are wide enough to read as paint.
+    let side = options.colours.sides.iter().find(|s| s.name == colour);
+    let past_rim = |axis: usize, far_edge: f64| {
+        let spent_block = fit.kind == "block" && fit.status == Status::Spent;
+        let Some(side) = side.filter(|_| spent_block && axis == 1) else {
+            return far_edge;
+        };
+        let rim_px = 0.5 * (fit.depth_in - LABEL_WIDTH_IN).max(0.0) * (1.0 + grow) * PX_PER_IN;
+        let (mut at_edge, mut paper, mut read, mut of_side) = (0usize, 0usize, 0usize, 0usize);
+        for p in blob {
+            if (dot(sub(p.centre(), axes.centre), axes.normal) - far_edge).abs() > 1.0 {
+                continue;
+            }
+            at_edge += 1;
+            if !p.paper {
+                continue;
+            }
+            paper += 1;
+            let past = sub(p.centre(), scale(axes.normal, toward[1] * 1.5));
+            if let Some(hsv) = plane.under(past).map(Hsv::from_rgb) {
+                read += 1;
+                of_side += usize::from(
+                    hsv.s >= 0.1 && hue_distance(hsv.h, side.hue_deg) <= side.hue_tolerance_deg,
+                );
+            }
+        }
+        if 2 * paper > at_edge && 2 * of_side > read {
+            far_edge - toward[1] * rim_px
+        } else {
+            far_edge
+        }
+    };
     // The footprint's middle between its far edge and its near one: the silhouette's
     // near edge where the side face reads as paint, the top's taken down where it does
     // not, whichever gives the shape's size; failing both, its size in from the far edge.
     // (Between two edges, whatever the lens and the JPEG add to both sides cancels.)
     let footprint_middle = |axis: usize, size_px: f64| {
         let (lo, hi) = if axis == 0 { sil.along } else { sil.normal };
-        let far_foot = to_footprint(axis, sil.far_edge(axis));
+        let far_foot = to_footprint(axis, past_rim(axis, sil.far_edge(axis)));
         let near = if toward[axis] > 0.0 {
             hi + 0.5
         } else {
@@ -2308,15 +2353,21 @@ fn measure(
     // Where the top alone is lit (its side faces in shade), its middle, taken down to
     // the footprint, is surest of all.
     // It is the top alone when it is nearer the top's size than the top's with its side
-    // face.
+    // face. A spent block's far edge may be its label's, a rim short of its top's.
     let top_middle = |axis: usize, size_px: f64| {
         let (lo, hi) = if axis == 0 { lit_top.0 } else { lit_top.1 };
         let seen = hi - lo + 1.0;
         let shift = ((0.5 * (lo + hi) - sil.nadir[axis]) * grow).abs();
         let room = (0.15 * size_px + EDGE_BLUR_PX).min(0.5 * shift).max(0.5);
         // A cube's axes are any two: its top's middle is its middle on any of them.
-        (fit.kind == "hq" || (seen - size_px * (1.0 + grow)).abs() <= room)
-            .then(|| to_footprint(axis, 0.5 * (lo + hi)))
+        (fit.kind == "hq" || (seen - size_px * (1.0 + grow)).abs() <= room).then(|| {
+            let (far, near) = if toward[axis] > 0.0 {
+                (lo - 0.5, hi + 0.5)
+            } else {
+                (hi + 0.5, lo - 0.5)
+            };
+            to_footprint(axis, 0.5 * (past_rim(axis, far) + near))
+        })
     };
     let depth_px = fit.depth_in * PX_PER_IN;
     let centre_n = top_middle(1, depth_px).unwrap_or_else(|| footprint_middle(1, depth_px));
