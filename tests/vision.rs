@@ -707,9 +707,10 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     );
     assert!(recall >= 0.97, "{figures}");
     assert!(precision >= 0.985, "{figures}");
-    // 0.0386 before a spent block's far edge was taken past its rim, 0.0359 after.
+    // 0.0386 before a spent block's far edge was taken past its rim, 0.0359 after; the
+    // p95 0.125 before a block's top was ended at its step in brightness, 0.107 after.
     assert!(centre_median <= 0.037, "{figures}");
-    assert!(centre_p95 <= 0.14, "{figures}");
+    assert!(centre_p95 <= 0.115, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");
     assert!(status >= 0.98, "{figures}");
 }

@@ -1336,6 +1336,67 @@ fn lit_paint(blob: &[Px], plane: &MapPlane) -> Option<(f64, Vec<[f64; 2]>)> {
     Some((bright, lit))
 }
 
+/// Where a block's top ends toward the camera when its lit paint runs past the top: the
+/// side face toward the camera, lit nearly as the top (by a lamp on that side, as under
+/// the photoreal frames' lights), has joined it. The top ends where the brightness steps
+/// down from the top's own middle to the side face's, halfway, read between two pixels'
+/// middles. `None` where no step shows (under 5% of the top's brightness: the JPEG's
+/// noise and a top's own shading are that large).
+///
+/// `[far, near]` are the lit paint's edges on `unit`, the far one bordering the map;
+/// only the paint within `band` (an axis, and the stretch of it) counts, the middle of
+/// the top across, where no end face or corner mixes in.
+fn top_step(
+    blob: &[Px],
+    plane: &MapPlane,
+    centre: [f64; 2],
+    unit: [f64; 2],
+    band: ([f64; 2], f64, f64),
+    [far, near]: [f64; 2],
+    top_px: f64,
+) -> Option<f64> {
+    let (across, from, to) = band;
+    let inward = if near > far { 1.0 } else { -1.0 };
+    let seen = (near - far).abs();
+    // Each paint pixel's depth in from the far edge, and its brightness, by depth.
+    let mut tones: Vec<(f64, f64)> = blob
+        .iter()
+        .filter(|p| !p.paper && (from..=to).contains(&dot(sub(p.centre(), centre), across)))
+        .filter_map(|p| {
+            let depth = (dot(sub(p.centre(), centre), unit) - far) * inward;
+            let v = Hsv::from_rgb(plane.at(p.x, p.y)?).v;
+            (0.0..=seen).contains(&depth).then_some((depth, v))
+        })
+        .collect();
+    tones.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let median_in = |from: f64, to: f64| {
+        let start = tones.partition_point(|(d, _)| *d < from);
+        let end = tones.partition_point(|(d, _)| *d < to);
+        let mut v: Vec<f64> = tones[start..end].iter().map(|(_, v)| *v).collect();
+        let n = v.len();
+        (n > 0).then(|| nth_smallest(&mut v, n / 2))
+    };
+    let top = median_in(0.25 * top_px, 0.75 * top_px)?;
+    let side = median_in(top_px + EDGE_BLUR_PX, seen)?;
+    if top - side < 0.05 * top {
+        return None;
+    }
+    let half = 0.5 * (top + side);
+    // One pixel at a time from the top's middle toward the camera.
+    let (mut depth, mut before) = (0.5 * top_px, top);
+    while depth < seen {
+        if let Some(v) = median_in(depth, depth + 1.0) {
+            if v < half {
+                let crossing = ((before - half) / (before - v)).clamp(0.0, 1.0);
+                return Some(far + inward * (depth - 0.5 + crossing));
+            }
+            before = v;
+        }
+        depth += 1.0;
+    }
+    None
+}
+
 /// How far a piece's paint may differ in saturation from the ink it stands on and still
 /// be taken for that ink, at the least: the ink's own spread is added (see
 /// [`off_the_ink`]).
@@ -2353,18 +2414,35 @@ fn measure(
     // Where the top alone is lit (its side faces in shade), its middle, taken down to
     // the footprint, is surest of all.
     // It is the top alone when it is nearer the top's size than the top's with its side
-    // face. A spent block's far edge may be its label's, a rim short of its top's.
+    // face. A block's lit paint that runs past its top has the side face toward the
+    // camera in it, and ends at the top's step in brightness ([`top_step`]); a spent
+    // block's far edge may be its label's, a rim short of its top's.
     let top_middle = |axis: usize, size_px: f64| {
         let (lo, hi) = if axis == 0 { lit_top.0 } else { lit_top.1 };
         let seen = hi - lo + 1.0;
         let shift = ((0.5 * (lo + hi) - sil.nadir[axis]) * grow).abs();
         let room = (0.15 * size_px + EDGE_BLUR_PX).min(0.5 * shift).max(0.5);
         // A cube's axes are any two: its top's middle is its middle on any of them.
-        (fit.kind == "hq" || (seen - size_px * (1.0 + grow)).abs() <= room).then(|| {
+        let top_px = size_px * (1.0 + grow);
+        (fit.kind == "hq" || (seen - top_px).abs() <= room).then(|| {
             let (far, near) = if toward[axis] > 0.0 {
                 (lo - 0.5, hi + 0.5)
             } else {
                 (hi + 0.5, lo - 0.5)
+            };
+            // A cube's extent on its axes, any two, is up to its diagonal when it is
+            // turned: a longer lit extent is no sign of a lit side face there.
+            let near = if fit.kind == "block" && seen > top_px + EDGE_BLUR_PX {
+                let (unit, across, (a_lo, a_hi)) = if axis == 0 {
+                    (axes.along, axes.normal, lit_top.1)
+                } else {
+                    (axes.normal, axes.along, lit_top.0)
+                };
+                let quarter = 0.25 * (a_hi - a_lo);
+                let band = (across, a_lo + quarter, a_hi - quarter);
+                top_step(blob, plane, axes.centre, unit, band, [far, near], top_px).unwrap_or(near)
+            } else {
+                near
             };
             to_footprint(axis, 0.5 * (past_rim(axis, far) + near))
         })
