@@ -2356,9 +2356,11 @@ fn measure(
     // 0.075 in wide runs along each long edge. Blurred between the label's white and the
     // map beyond, the rim at the top's far edge reads as neither paint nor paper, and the
     // silhouette ends at the label, a rim short of the top. The rim is there when what
-    // lies just past the label is of the side's hue (a grey pixel's hue means nothing);
-    // past a label stuck flush with the edge lies the map. The rims at the ends, 0.14 in,
-    // are wide enough to read as paint.
+    // lies just past the label is of the side's hue, at a saturation of 0.1 at least (a
+    // greyer pixel's hue means nothing); past a label stuck flush with the edge lies the
+    // map. No more saturation is asked for: that pixel is mostly label and map, paler
+    // than half the side's least ([`rim_side`]'s test lost three of the photoreal
+    // frames' rims). The rims at the ends, 0.14 in, are wide enough to read as paint.
     let side = options.colours.sides.iter().find(|s| s.name == colour);
     let past_rim = |axis: usize, far_edge: f64| {
         let spent_block = fit.kind == "block" && fit.status == Status::Spent;
