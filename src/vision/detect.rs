@@ -1243,10 +1243,10 @@ impl MapPlane {
         self.pixels[(y * self.w + x) as usize]
     }
 
-    /// The pixel under a point of the plane, `None` off the plane or where it is not read.
-    fn under(&self, [x, y]: [f64; 2]) -> Option<[u8; 3]> {
-        let h = self.pixels.len() as u32 / self.w;
-        let inside = (0.0..f64::from(self.w)).contains(&x) && (0.0..f64::from(h)).contains(&y);
+    /// The pixel at (x, y), `None` off the plane or where it is not read.
+    fn at_checked(&self, x: i64, y: i64) -> Option<[u8; 3]> {
+        let h = i64::from(self.pixels.len() as u32 / self.w);
+        let inside = (0..i64::from(self.w)).contains(&x) && (0..h).contains(&y);
         inside.then(|| self.at(x as u32, y as u32)).flatten()
     }
 }
@@ -1509,16 +1509,13 @@ fn faint_cubes(
     const MOST_PX: usize = 144;
     // The ring around a cube that must be bare of its hue: from 2 to 4 px out.
     const RING: std::ops::RangeInclusive<i64> = 2..=4;
-    let plane_h = (plane.pixels.len() as u32 / plane.w) as i64;
     let of_side = |x: i64, y: i64, side: usize| {
-        (0..i64::from(plane.w)).contains(&x)
-            && (0..plane_h).contains(&y)
-            && plane
-                .at(x as u32, y as u32)
-                .is_some_and(|rgb| match classifier.class(rgb) {
-                    Class::Side(s) | Class::Faint(s) => s == side,
-                    _ => false,
-                })
+        plane
+            .at_checked(x, y)
+            .is_some_and(|rgb| match classifier.class(rgb) {
+                Class::Side(s) | Class::Faint(s) => s == side,
+                _ => false,
+            })
     };
     let mut cubes: Vec<DetectedPiece> = Vec::new();
     for &(side, [cx, cy]) in spots {
@@ -2379,7 +2376,8 @@ fn measure(
             }
             paper += 1;
             let past = sub(p.centre(), scale(axes.normal, toward[1] * 1.5));
-            if let Some(hsv) = plane.under(past).map(Hsv::from_rgb) {
+            let under = plane.at_checked(past[0].floor() as i64, past[1].floor() as i64);
+            if let Some(hsv) = under.map(Hsv::from_rgb) {
                 read += 1;
                 of_side += usize::from(
                     hsv.s >= 0.1 && hue_distance(hsv.h, side.hue_deg) <= side.hue_tolerance_deg,
