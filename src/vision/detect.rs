@@ -401,6 +401,9 @@ pub fn detect_sampled(
         }
     }
     let mut pieces = without_overlaps(pieces, options.model);
+    for piece in &mut pieces {
+        read_strip_again(piece, &plane, &classifier, camera, options);
+    }
     // A spent block found by a label the enemy's paint touched stands in contact with
     // that enemy: the enemy's reading, a few hundredths off toward it, may overlap it by
     // more than [`MOST_OVERLAP`] without being any part of it. Only its own side's
@@ -3072,6 +3075,92 @@ fn fresh_facing(
     }
 }
 
+/// A standing block whose blob showed no strip, its strip read again where the block's
+/// top lies, now that its place and axis are known. A marked block's strip can part its
+/// top's paint (the rim behind the strip from the side face lit beside it, as under the
+/// photoreal frames' lamp) and its blob then be measured in parts, none holding the
+/// strip; two strips end to end in a line leave each part a sliver of paint.
+///
+/// The top is the footprint raised by the block's height along the camera's ray
+/// ([`top_grow`]); a strip is one half of it paper and the other not
+/// ([`strip_between`]), a pixel in from the top's long edges, where the map and the
+/// side face blur into it. Where the side's paint runs on past the top's far edge (half
+/// the top's depth of it, at least half paint), the top is not where the block was
+/// placed: a side face taken into it moves it toward the camera, and the strip would
+/// then read on the wrong half. It is left unread.
+fn read_strip_again(
+    piece: &mut DetectedPiece,
+    plane: &MapPlane,
+    classifier: &Classifier,
+    (cam_x, cam_y, cam_h): (f64, f64, f64),
+    options: &DetectOptions,
+) {
+    let unread = matches!(piece.facing, Facing::Inferred | Facing::Unknown);
+    let block = options.model.shape(UnitKind::Infantry);
+    let side = options
+        .colours
+        .sides
+        .iter()
+        .position(|s| s.name == piece.color);
+    let (Some(block), Some(side)) = (block, side) else {
+        return;
+    };
+    if !unread || piece.kind != "block" || piece.status != Status::Fresh {
+        return;
+    }
+    let grow = top_grow(block.height_fresh_in, cam_h);
+    let footprint = [piece.x_in * PX_PER_IN, piece.y_in * PX_PER_IN];
+    let nadir = [cam_x * PX_PER_IN, cam_y * PX_PER_IN];
+    let top = [0, 1].map(|i| footprint[i] + (footprint[i] - nadir[i]) * grow);
+    let heading = piece.heading_deg.to_radians();
+    let front = [heading.sin(), -heading.cos()];
+    let along = [-front[1], front[0]];
+    let half_along = 0.5 * block.frontage_in * (1.0 + grow) * PX_PER_IN;
+    let half_across = 0.5 * block.depth_fresh_in * (1.0 + grow) * PX_PER_IN - 1.0;
+    // The top's far edge, along `front`: away from the camera.
+    let away = -dot(sub(nadir, top), front).signum();
+    // Paper and all pixels read on the top's back half and its front half; the side's
+    // paint and all pixels read past its far edge.
+    let mut counts = [[0usize; 2]; 3];
+    let reach = half_along.hypot(2.0 * half_across).ceil() as i64 + 2;
+    let (x0, y0) = (top[0].floor() as i64, top[1].floor() as i64);
+    for y in y0 - reach..=y0 + reach {
+        for x in x0 - reach..=x0 + reach {
+            let d = sub([x as f64 + 0.5, y as f64 + 0.5], top);
+            let (l, n) = (dot(d, along), dot(d, front));
+            let past_far_edge = n * away - half_across - 1.0;
+            let zone = if n.abs() <= half_across {
+                usize::from(n > 0.0)
+            } else if (0.0..=half_across).contains(&past_far_edge) {
+                2
+            } else {
+                continue;
+            };
+            let class = plane.at_checked(x, y).map(|rgb| classifier.class(rgb));
+            let Some(class) = class.filter(|_| l.abs() <= half_along) else {
+                continue;
+            };
+            let counted = if zone == 2 {
+                class == Class::Side(side)
+            } else {
+                class == Class::Paper
+            };
+            counts[zone][0] += usize::from(counted);
+            counts[zone][1] += 1;
+        }
+    }
+    let half_px = half_along * half_across;
+    let [back, front_half, past] = counts;
+    if counts.iter().any(|[_, all]| (*all as f64) < 0.5 * half_px) || 2 * past[0] > past[1] {
+        return;
+    }
+    let share = |[paper, all]: [usize; 2]| paper as f64 / all as f64;
+    if let Sign::Strip(sign) = strip_between(share(back), share(front_half)) {
+        piece.heading_deg = heading_of(scale(front, sign));
+        piece.facing = Facing::Marked;
+    }
+}
+
 /// The least share of each half of a standing block's top its blob must hold for a
 /// strip to be read on one half (see [`fresh_facing`]).
 const LEAST_HALF_TOP_SEEN: f64 = 0.25;
@@ -3184,8 +3273,9 @@ mod tests {
     use nalgebra::Point3;
 
     use super::{
-        Axes, DetectOptions, DetectedPiece, Facing, MapPlane, PAPER, PX_PER_IN, PlaneSampler,
-        Silhouette, blobs_of, fit_shapes, not_ink, rim_side, without_overlaps,
+        Axes, Classifier, DetectOptions, DetectedPiece, Facing, MapPlane, PAPER, PX_PER_IN,
+        PlaneSampler, Silhouette, blobs_of, fit_shapes, not_ink, read_strip_again, rim_side,
+        top_grow, without_overlaps,
     };
     use crate::sim;
     use crate::table::Status;
@@ -3275,6 +3365,80 @@ mod tests {
     /// neither side has three times the other's pixels; counted by edge, red rims three
     /// edges of four, and the label is red. Rimmed by blue all round, it is blue; but
     /// not where the empty map explains that blue as ink.
+    /// A standing block placed by its paint but not its strip (its blob was measured in
+    /// parts) has its strip read where its top lies: a red block at (5, 6) in facing
+    /// north (heading 0), the camera 30 in over (5, 2), its top pushed south (away from
+    /// the camera) by the top's growth, the north half of the top paper, the north side
+    /// face in shade. Given the wrong way round and unread, it is turned to heading 0,
+    /// marked. With the block's paint running on past the top's far edge (a block
+    /// placed a side face toward the camera), the strip is left unread.
+    #[test]
+    fn a_standing_block_has_its_strip_read_again_where_its_top_lies() {
+        let colours = ColourModel::builtin();
+        let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
+        let options = DetectOptions {
+            colours: &colours,
+            model: &model,
+            facing_away: &|_| None,
+            reference: None,
+        };
+        let classifier = Classifier::new(&colours);
+        let camera = (5.0, 2.0, 30.0);
+        let (red, shade, paper, map) = (
+            [200, 40, 40],
+            [120, 24, 24],
+            [240, 238, 230],
+            [200, 190, 150],
+        );
+        let grow = top_grow(0.75, camera.2);
+        // The top's middle and half sizes (inches), and the side face's depth beside it.
+        let top_y = 6.0 + (6.0 - camera.1) * grow;
+        let (half_l, half_d) = (0.5 * 1.875 * (1.0 + grow), 0.5 * 0.375 * (1.0 + grow));
+        let side_face = 4.0 * grow;
+        let read = |paint_past_far_edge: bool| {
+            let w = 200u32;
+            let mut pixels = vec![Some(map); (w * w) as usize];
+            for (i, px) in pixels.iter_mut().enumerate() {
+                let x = (i as u32 % w) as f64 / PX_PER_IN + 0.025;
+                let y = (i as u32 / w) as f64 / PX_PER_IN + 0.025;
+                if (x - 5.0).abs() > half_l {
+                    continue;
+                }
+                let n = y - top_y; // + is south, the back
+                *px = Some(if (-half_d..0.0).contains(&n) {
+                    paper
+                } else if (0.0..=half_d).contains(&n) {
+                    red
+                } else if (-half_d - side_face..-half_d).contains(&n) {
+                    shade
+                } else if paint_past_far_edge && (half_d..=3.0 * half_d).contains(&n) {
+                    red
+                } else {
+                    continue;
+                });
+            }
+            let plane = MapPlane { w, pixels };
+            let mut piece = DetectedPiece {
+                kind: "block".into(),
+                color: "red".into(),
+                x_in: 5.0,
+                y_in: 6.0,
+                heading_deg: 180.0,
+                status: super::Status::Fresh,
+                facing: Facing::Unknown,
+                length_in: 1.875,
+                width_in: 0.375,
+                confidence: 1.0,
+            };
+            read_strip_again(&mut piece, &plane, &classifier, camera, &options);
+            (piece.heading_deg, piece.facing)
+        };
+        let (heading, facing) = read(false);
+        assert_eq!(facing, Facing::Marked);
+        assert!(heading.min(360.0 - heading) < 1e-6, "heading {heading}");
+        assert_eq!(read(true), (180.0, Facing::Unknown));
+    }
+
     #[test]
     fn a_label_is_the_side_whose_paint_rims_it() {
         let colours = ColourModel::builtin();
