@@ -3374,131 +3374,132 @@ mod tests {
     /// placed a side face toward the camera), the strip is left unread.
     #[test]
     fn a_standing_block_has_its_strip_read_again_where_its_top_lies() {
-        let colours = ColourModel::builtin();
-        let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
-        let options = DetectOptions {
-            colours: &colours,
-            model: &model,
-            facing_away: &|_| None,
-            reference: None,
-        };
-        let classifier = Classifier::new(&colours);
-        let camera = (5.0, 2.0, 30.0);
-        let (red, shade, paper, map) = (
-            [200, 40, 40],
-            [120, 24, 24],
-            [240, 238, 230],
-            [200, 190, 150],
-        );
-        let grow = top_grow(0.75, camera.2);
-        // The top's middle and half sizes (inches), and the side face's depth beside it.
-        let top_y = 6.0 + (6.0 - camera.1) * grow;
-        let (half_l, half_d) = (0.5 * 1.875 * (1.0 + grow), 0.5 * 0.375 * (1.0 + grow));
-        let side_face = 4.0 * grow;
-        let read = |paint_past_far_edge: bool| {
-            let w = 200u32;
-            let mut pixels = vec![Some(map); (w * w) as usize];
-            for (i, px) in pixels.iter_mut().enumerate() {
-                let x = (i as u32 % w) as f64 / PX_PER_IN + 0.025;
-                let y = (i as u32 / w) as f64 / PX_PER_IN + 0.025;
-                if (x - 5.0).abs() > half_l {
-                    continue;
+        builtin_options(|options| {
+            let classifier = Classifier::new(options.colours);
+            let camera = (5.0, 2.0, 30.0);
+            let (red, shade, paper, map) = (
+                [200, 40, 40],
+                [120, 24, 24],
+                [240, 238, 230],
+                [200, 190, 150],
+            );
+            let grow = top_grow(0.75, camera.2);
+            // The top's middle and half sizes (inches), and the side face's depth beside it.
+            let top_y = 6.0 + (6.0 - camera.1) * grow;
+            let (half_l, half_d) = (0.5 * 1.875 * (1.0 + grow), 0.5 * 0.375 * (1.0 + grow));
+            let side_face = 4.0 * grow;
+            let read = |paint_past_far_edge: bool| {
+                let w = 200u32;
+                let mut pixels = vec![Some(map); (w * w) as usize];
+                for (i, px) in pixels.iter_mut().enumerate() {
+                    let x = (i as u32 % w) as f64 / PX_PER_IN + 0.025;
+                    let y = (i as u32 / w) as f64 / PX_PER_IN + 0.025;
+                    if (x - 5.0).abs() > half_l {
+                        continue;
+                    }
+                    let n = y - top_y; // + is south, the back
+                    *px = Some(if (-half_d..0.0).contains(&n) {
+                        paper
+                    } else if (0.0..=half_d).contains(&n) {
+                        red
+                    } else if (-half_d - side_face..-half_d).contains(&n) {
+                        shade
+                    } else if paint_past_far_edge && (half_d..=3.0 * half_d).contains(&n) {
+                        red
+                    } else {
+                        continue;
+                    });
                 }
-                let n = y - top_y; // + is south, the back
-                *px = Some(if (-half_d..0.0).contains(&n) {
-                    paper
-                } else if (0.0..=half_d).contains(&n) {
-                    red
-                } else if (-half_d - side_face..-half_d).contains(&n) {
-                    shade
-                } else if paint_past_far_edge && (half_d..=3.0 * half_d).contains(&n) {
-                    red
-                } else {
-                    continue;
-                });
-            }
-            let plane = MapPlane { w, pixels };
-            let mut piece = DetectedPiece {
-                kind: "block".into(),
-                color: "red".into(),
-                x_in: 5.0,
-                y_in: 6.0,
-                heading_deg: 180.0,
-                status: super::Status::Fresh,
-                facing: Facing::Unknown,
-                length_in: 1.875,
-                width_in: 0.375,
-                confidence: 1.0,
+                let plane = MapPlane { w, pixels };
+                let mut piece = DetectedPiece {
+                    kind: "block".into(),
+                    color: "red".into(),
+                    x_in: 5.0,
+                    y_in: 6.0,
+                    heading_deg: 180.0,
+                    status: super::Status::Fresh,
+                    facing: Facing::Unknown,
+                    length_in: 1.875,
+                    width_in: 0.375,
+                    confidence: 1.0,
+                };
+                read_strip_again(&mut piece, &plane, &classifier, camera, options);
+                (piece.heading_deg, piece.facing)
             };
-            read_strip_again(&mut piece, &plane, &classifier, camera, &options);
-            (piece.heading_deg, piece.facing)
-        };
-        let (heading, facing) = read(false);
-        assert_eq!(facing, Facing::Marked);
-        assert!(heading.min(360.0 - heading) < 1e-6, "heading {heading}");
-        assert_eq!(read(true), (180.0, Facing::Unknown));
+            let (heading, facing) = read(false);
+            assert_eq!(facing, Facing::Marked);
+            assert!(heading.min(360.0 - heading) < 1e-6, "heading {heading}");
+            assert_eq!(read(true), (180.0, Facing::Unknown));
+        });
     }
 
     #[test]
     fn a_label_is_the_side_whose_paint_rims_it() {
+        builtin_options(|options| {
+            let (red, blue) = ([200, 40, 40], [40, 60, 200]);
+            let side_of_with =
+                |contact: [u8; 3], rim: [u8; 3], is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool| {
+                    let w = 200;
+                    let mut pixels = vec![Some([200, 190, 150]); (w * w) as usize];
+                    for y in 80..120u32 {
+                        for x in 70..130u32 {
+                            let (a, n) = (f64::from(x) + 0.5 - 100.0, f64::from(y) + 0.5 - 100.0);
+                            let off_a = a.abs() - 16.0;
+                            let off_n = n.abs() - 6.0;
+                            let colour = if off_a <= 0.0 && off_n <= 0.0 {
+                                [240, 240, 235] // the label
+                            } else if off_a <= 0.0 && n > 0.0 && off_n <= 2.0 {
+                                contact
+                            } else if off_a <= 2.0 && off_n <= 2.0 && off_a.max(off_n) >= 0.5 {
+                                rim
+                            } else {
+                                continue;
+                            };
+                            pixels[(y * w + x) as usize] = Some(colour);
+                        }
+                    }
+                    let plane = MapPlane { w, pixels };
+                    let axes = Axes {
+                        centre: [100.0, 100.0],
+                        along: [1.0, 0.0],
+                        normal: [0.0, 1.0],
+                    };
+                    rim_side(
+                        &plane,
+                        &axes,
+                        [100.0, 100.0],
+                        [32.0, 12.0],
+                        (5.0, 5.0, 30.0),
+                        options,
+                        is_ink,
+                    )
+                    .map(|rim| rim.side)
+                };
+            let side_of = |contact, rim| side_of_with(contact, rim, &|_, _, _| false);
+            assert_eq!(side_of(blue, red), Some(0), "red, blue in contact");
+            assert_eq!(side_of(blue, blue), Some(1), "blue all round");
+            // Blue the empty map explains (a river beside the block) is ink, and no vote.
+            let river = |_: u32, _: u32, rgb: [u8; 3]| rgb == blue;
+            assert_eq!(
+                side_of_with(blue, red, &river),
+                Some(0),
+                "red, a river beside"
+            );
+            assert_eq!(side_of_with(blue, blue, &river), None, "a river all round");
+        });
+    }
+
+    /// `f` run with the built-in colours and Pub Battles pieces, no home edges, no
+    /// empty map.
+    fn builtin_options<T>(f: impl FnOnce(&DetectOptions) -> T) -> T {
         let colours = ColourModel::builtin();
         let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
-        let options = DetectOptions {
+        f(&DetectOptions {
             colours: &colours,
             model: &model,
             facing_away: &|_| None,
             reference: None,
-        };
-        let (red, blue) = ([200, 40, 40], [40, 60, 200]);
-        let side_of_with =
-            |contact: [u8; 3], rim: [u8; 3], is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool| {
-                let w = 200;
-                let mut pixels = vec![Some([200, 190, 150]); (w * w) as usize];
-                for y in 80..120u32 {
-                    for x in 70..130u32 {
-                        let (a, n) = (f64::from(x) + 0.5 - 100.0, f64::from(y) + 0.5 - 100.0);
-                        let off_a = a.abs() - 16.0;
-                        let off_n = n.abs() - 6.0;
-                        let colour = if off_a <= 0.0 && off_n <= 0.0 {
-                            [240, 240, 235] // the label
-                        } else if off_a <= 0.0 && n > 0.0 && off_n <= 2.0 {
-                            contact
-                        } else if off_a <= 2.0 && off_n <= 2.0 && off_a.max(off_n) >= 0.5 {
-                            rim
-                        } else {
-                            continue;
-                        };
-                        pixels[(y * w + x) as usize] = Some(colour);
-                    }
-                }
-                let plane = MapPlane { w, pixels };
-                let axes = Axes {
-                    centre: [100.0, 100.0],
-                    along: [1.0, 0.0],
-                    normal: [0.0, 1.0],
-                };
-                rim_side(
-                    &plane,
-                    &axes,
-                    [100.0, 100.0],
-                    [32.0, 12.0],
-                    (5.0, 5.0, 30.0),
-                    &options,
-                    is_ink,
-                )
-                .map(|rim| rim.side)
-            };
-        let side_of = |contact, rim| side_of_with(contact, rim, &|_, _, _| false);
-        assert_eq!(side_of(blue, red), Some(0), "red, blue in contact");
-        assert_eq!(side_of(blue, blue), Some(1), "blue all round");
-        // Blue the empty map explains (a river beside the block) is ink, and no vote.
-        let river = |_: u32, _: u32, rgb: [u8; 3]| rgb == blue;
-        assert_eq!(
-            side_of_with(blue, red, &river),
-            Some(0),
-            "red, a river beside"
-        );
-        assert_eq!(side_of_with(blue, blue, &river), None, "a river all round");
+        })
     }
 
     /// A fresh block 1.875 in long and 0.75 in tall, 30 in under the camera, shows a top
