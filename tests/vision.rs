@@ -710,9 +710,10 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     assert!(recall >= 0.97, "{figures}");
     assert!(precision >= 0.985, "{figures}");
     // 0.0386 before a spent block's far edge was taken past its rim, 0.0359 after; the
-    // p95 0.125 before a block's top was ended at its step in brightness, 0.107 after.
+    // p95 0.125 before a block's top was ended at its step in brightness, 0.107 after,
+    // 0.100 once that step was looked for only near the top's size.
     assert!(centre_median <= 0.037, "{figures}");
-    assert!(centre_p95 <= 0.115, "{figures}");
+    assert!(centre_p95 <= 0.105, "{figures}");
     // 41 of 66 strips read before a standing block's strip was read again where its
     // top lies (when its blob, measured in parts, did not show it), 51 after.
     assert!(strips_read >= 49, "{figures}");

@@ -1385,8 +1385,10 @@ fn top_step(
         return None;
     }
     let half = 0.5 * (top + side);
-    // One pixel at a time from the top's middle toward the camera.
-    let (mut depth, mut before) = (0.5 * top_px, top);
+    // One pixel at a time toward the camera, from a few pixels short of where the top
+    // ends (or its middle, on a top that narrow): a dip nearer its far edge is the top's
+    // own (its strip's edge, its label's print, a satin sheen), not its end.
+    let (mut depth, mut before) = ((top_px - TOP_STEP_REACH_PX).max(0.5 * top_px), top);
     while depth < seen {
         if let Some(v) = median_in(depth, depth + 1.0) {
             if v < half {
@@ -1399,6 +1401,11 @@ fn top_step(
     }
     None
 }
+
+/// How far short of a top's size from its far edge its step in brightness may lie, in
+/// map-plane pixels: the far edge is found to a pixel, and the bevel and blur at the
+/// step take another pixel or two.
+const TOP_STEP_REACH_PX: f64 = 3.0;
 
 /// How far a piece's paint may differ in saturation from the ink it stands on and still
 /// be taken for that ink, at the least: the ink's own spread is added (see
