@@ -715,8 +715,9 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     assert!(centre_median <= 0.037, "{figures}");
     assert!(centre_p95 <= 0.105, "{figures}");
     // 41 of 66 strips read before a standing block's strip was read again where its
-    // top lies (when its blob, measured in parts, did not show it), 51 after.
-    assert!(strips_read >= 49, "{figures}");
+    // top lies (when its blob, measured in parts, did not show it), 51 after, 57 once a
+    // spent block's was read again at its ends.
+    assert!(strips_read >= 55, "{figures}");
     assert!(strip_p95 <= 4.0, "{figures}");
     assert!(status >= 0.98, "{figures}");
 }

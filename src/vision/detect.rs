@@ -3082,19 +3082,24 @@ fn fresh_facing(
     }
 }
 
-/// A standing block whose blob showed no strip, its strip read again where the block's
-/// top lies, now that its place and axis are known. A marked block's strip can part its
-/// top's paint (the rim behind the strip from the side face lit beside it, as under the
+/// A block whose blob showed no strip, its strip read again where the block's top lies,
+/// now that its place and axis are known. A standing block's strip can part its top's
+/// paint (the rim behind the strip from the side face lit beside it, as under the
 /// photoreal frames' lamp) and its blob then be measured in parts, none holding the
-/// strip; two strips end to end in a line leave each part a sliver of paint.
+/// strip; two strips end to end in a line leave each part a sliver of paint. A spent
+/// block's rim at its ends, blurred between its label and the map, can be too pale to
+/// join its blob, which then shows paper at both ends.
 ///
 /// The top is the footprint raised by the block's height along the camera's ray
-/// ([`top_grow`]); a strip is one half of it paper and the other not
-/// ([`strip_between`]), a pixel in from the top's long edges, where the map and the
-/// side face blur into it. Where the side's paint runs on past the top's far edge (half
-/// the top's depth of it, at least half paint), the top is not where the block was
-/// placed: a side face taken into it moves it toward the camera, and the strip would
-/// then read on the wrong half. It is left unread.
+/// ([`top_grow`]), read a pixel in from its long edges, where the map and the side face
+/// blur into it. A standing block's strip is one half of its top paper and the other
+/// not ([`strip_between`]); a spent block's is its front third, reaching the block's
+/// ends, where its label stops 0.14 in short of them: the thirds are compared over the
+/// last 0.12 in of each end (the plane's pixels there, paint, rim or map, not the
+/// blob's). Where the side's paint runs on past the top's far edge (half the top's depth
+/// of it, at least half paint), the top is not where the block was placed: a side face
+/// taken into it moves it toward the camera, and the strip would then read on the wrong
+/// side. It is left unread.
 fn read_strip_again(
     piece: &mut DetectedPiece,
     plane: &MapPlane,
@@ -3112,10 +3117,11 @@ fn read_strip_again(
     let (Some(block), Some(side)) = (block, side) else {
         return;
     };
-    if !unread || piece.kind != "block" || piece.status != Status::Fresh {
+    if !unread || piece.kind != "block" {
         return;
     }
-    let grow = top_grow(block.height_fresh_in, cam_h);
+    let spent = piece.status == Status::Spent;
+    let grow = top_grow(block.height_in(piece.status), cam_h);
     let footprint = [piece.x_in * PX_PER_IN, piece.y_in * PX_PER_IN];
     let nadir = [cam_x * PX_PER_IN, cam_y * PX_PER_IN];
     let top = [0, 1].map(|i| footprint[i] + (footprint[i] - nadir[i]) * grow);
@@ -3123,11 +3129,20 @@ fn read_strip_again(
     let front = [heading.sin(), -heading.cos()];
     let along = [-front[1], front[0]];
     let half_along = 0.5 * block.frontage_in * (1.0 + grow) * PX_PER_IN;
-    let half_across = 0.5 * block.depth_fresh_in * (1.0 + grow) * PX_PER_IN - 1.0;
+    let half_across = 0.5 * block.depth_in(piece.status) * (1.0 + grow) * PX_PER_IN - 1.0;
+    // A spent block's strip is read at its ends only, on its two outer thirds.
+    let end_px = SPENT_STRIP_END_IN * (1.0 + grow) * PX_PER_IN;
+    let in_zone = |l: f64, n: f64| {
+        if !spent {
+            return l.abs() <= half_along;
+        }
+        let at_end = (half_along - end_px..=half_along - 0.5).contains(&l.abs());
+        at_end && n.abs() >= half_across / 3.0
+    };
     // The top's far edge, along `front`: away from the camera.
     let away = -dot(sub(nadir, top), front).signum();
-    // Paper and all pixels read on the top's back half and its front half; the side's
-    // paint and all pixels read past its far edge.
+    // Paper and all pixels read on the top's back and front (halves, or thirds at the
+    // ends); the side's paint and all pixels read past its far edge.
     let mut counts = [[0usize; 2]; 3];
     let reach = half_along.hypot(2.0 * half_across).ceil() as i64 + 2;
     let (x0, y0) = (top[0].floor() as i64, top[1].floor() as i64);
@@ -3137,14 +3152,16 @@ fn read_strip_again(
             let (l, n) = (dot(d, along), dot(d, front));
             let past_far_edge = n * away - half_across - 1.0;
             let zone = if n.abs() <= half_across {
+                if !in_zone(l, n) {
+                    continue;
+                }
                 usize::from(n > 0.0)
-            } else if (0.0..=half_across).contains(&past_far_edge) {
+            } else if l.abs() <= half_along && (0.0..=half_across).contains(&past_far_edge) {
                 2
             } else {
                 continue;
             };
-            let class = plane.at_checked(x, y).map(|rgb| classifier.class(rgb));
-            let Some(class) = class.filter(|_| l.abs() <= half_along) else {
+            let Some(class) = plane.at_checked(x, y).map(|rgb| classifier.class(rgb)) else {
                 continue;
             };
             let counted = if zone == 2 {
@@ -3156,17 +3173,31 @@ fn read_strip_again(
             counts[zone][1] += 1;
         }
     }
-    let half_px = half_along * half_across;
-    let [back, front_half, past] = counts;
-    if counts.iter().any(|[_, all]| (*all as f64) < 0.5 * half_px) || 2 * past[0] > past[1] {
+    // Half of what each zone holds on the plane, at the least.
+    let zone_px = if spent {
+        2.0 * (end_px - 0.5) * (2.0 / 3.0) * half_across
+    } else {
+        half_along * half_across
+    };
+    let least = [0.5 * zone_px, 0.5 * zone_px, 0.5 * half_along * half_across];
+    let [back, front_zone, past] = counts;
+    let seen = counts
+        .iter()
+        .zip(least)
+        .all(|([_, all], least)| *all as f64 >= least);
+    if !seen || 2 * past[0] > past[1] {
         return;
     }
     let share = |[paper, all]: [usize; 2]| paper as f64 / all as f64;
-    if let Sign::Strip(sign) = strip_between(share(back), share(front_half)) {
+    if let Sign::Strip(sign) = strip_between(share(back), share(front_zone)) {
         piece.heading_deg = heading_of(scale(front, sign));
         piece.facing = Facing::Marked;
     }
 }
+
+/// How much of a spent block's top, from each end, its strip is read on (inches): its
+/// label stops 0.14 in short of the ends, and its edge blurs.
+const SPENT_STRIP_END_IN: f64 = 0.12;
 
 /// The least share of each half of a standing block's top its blob must hold for a
 /// strip to be read on one half (see [`fresh_facing`]).
@@ -3372,72 +3403,123 @@ mod tests {
     /// neither side has three times the other's pixels; counted by edge, red rims three
     /// edges of four, and the label is red. Rimmed by blue all round, it is blue; but
     /// not where the empty map explains that blue as ink.
+    /// The heading and facing [`read_strip_again`] gives a red block of `status` at
+    /// (5, 6) in, read unmarked facing south (heading 180), under a camera 30 in over
+    /// (5, 2): its top pushed south (away from the camera) by the top's growth. `paint`
+    /// gives the plane's colour at a point (inches along the block, east; across it,
+    /// south of the top's middle, its back), `None` for the map.
+    fn strip_read_again(
+        status: super::Status,
+        paint: impl Fn(f64, f64) -> Option<[u8; 3]>,
+    ) -> (f64, Facing) {
+        builtin_options(|options| {
+            let camera = (5.0, 2.0, 30.0);
+            let height = if status == super::Status::Fresh {
+                0.75
+            } else {
+                0.375
+            };
+            let top_y = 6.0 + (6.0 - camera.1) * top_grow(height, camera.2);
+            let w = 200u32;
+            let pixels = (0..w * w)
+                .map(|i| {
+                    let x = f64::from(i % w) / PX_PER_IN + 0.025;
+                    let y = f64::from(i / w) / PX_PER_IN + 0.025;
+                    Some(paint(x - 5.0, y - top_y).unwrap_or([200, 190, 150]))
+                })
+                .collect();
+            let mut piece = DetectedPiece {
+                kind: "block".into(),
+                color: "red".into(),
+                x_in: 5.0,
+                y_in: 6.0,
+                heading_deg: 180.0,
+                status,
+                facing: Facing::Unknown,
+                length_in: 1.875,
+                width_in: 0.375,
+                confidence: 1.0,
+            };
+            let classifier = Classifier::new(options.colours);
+            read_strip_again(
+                &mut piece,
+                &MapPlane { w, pixels },
+                &classifier,
+                camera,
+                options,
+            );
+            (piece.heading_deg, piece.facing)
+        })
+    }
+
+    /// `marked` (the strip on the block's north side) is read facing north (heading 0),
+    /// marked; `unread` stays as it was given, facing south, unread.
+    fn turned_north_or_left(
+        status: super::Status,
+        marked: impl Fn(f64, f64) -> Option<[u8; 3]>,
+        unread: impl Fn(f64, f64) -> Option<[u8; 3]>,
+    ) {
+        let (heading, facing) = strip_read_again(status, marked);
+        assert_eq!(facing, Facing::Marked);
+        assert!(heading.min(360.0 - heading) < 1e-6, "heading {heading}");
+        assert_eq!(strip_read_again(status, unread), (180.0, Facing::Unknown));
+    }
+
+    const RED: [u8; 3] = [200, 40, 40];
+    const PAPER_RGB: [u8; 3] = [240, 238, 230];
+
     /// A standing block placed by its paint but not its strip (its blob was measured in
-    /// parts) has its strip read where its top lies: a red block at (5, 6) in facing
-    /// north (heading 0), the camera 30 in over (5, 2), its top pushed south (away from
-    /// the camera) by the top's growth, the north half of the top paper, the north side
-    /// face in shade. Given the wrong way round and unread, it is turned to heading 0,
-    /// marked. With the block's paint running on past the top's far edge (a block
-    /// placed a side face toward the camera), the strip is left unread.
+    /// parts) has its strip read where its top lies: facing north, the north half of its
+    /// top paper, the north side face in shade. Given the wrong way round and unread, it
+    /// is turned to heading 0, marked. With the block's paint running on past the top's
+    /// far edge (a block placed a side face toward the camera), the strip is left
+    /// unread.
     #[test]
     fn a_standing_block_has_its_strip_read_again_where_its_top_lies() {
-        builtin_options(|options| {
-            let classifier = Classifier::new(options.colours);
-            let camera = (5.0, 2.0, 30.0);
-            let (red, shade, paper, map) = (
-                [200, 40, 40],
-                [120, 24, 24],
-                [240, 238, 230],
-                [200, 190, 150],
-            );
-            let grow = top_grow(0.75, camera.2);
-            // The top's middle and half sizes (inches), and the side face's depth beside it.
-            let top_y = 6.0 + (6.0 - camera.1) * grow;
-            let (half_l, half_d) = (0.5 * 1.875 * (1.0 + grow), 0.5 * 0.375 * (1.0 + grow));
-            let side_face = 4.0 * grow;
-            let read = |paint_past_far_edge: bool| {
-                let w = 200u32;
-                let mut pixels = vec![Some(map); (w * w) as usize];
-                for (i, px) in pixels.iter_mut().enumerate() {
-                    let x = (i as u32 % w) as f64 / PX_PER_IN + 0.025;
-                    let y = (i as u32 / w) as f64 / PX_PER_IN + 0.025;
-                    if (x - 5.0).abs() > half_l {
-                        continue;
-                    }
-                    let n = y - top_y; // + is south, the back
-                    *px = Some(if (-half_d..0.0).contains(&n) {
-                        paper
-                    } else if (0.0..=half_d).contains(&n) {
-                        red
-                    } else if (-half_d - side_face..-half_d).contains(&n) {
-                        shade
-                    } else if paint_past_far_edge && (half_d..=3.0 * half_d).contains(&n) {
-                        red
-                    } else {
-                        continue;
-                    });
+        let grow = top_grow(0.75, 30.0);
+        let (half_l, half_d) = (0.5 * 1.875 * (1.0 + grow), 0.5 * 0.375 * (1.0 + grow));
+        let side_face = 4.0 * grow;
+        let block = |paint_past_far_edge: bool| {
+            move |l: f64, n: f64| {
+                if l.abs() > half_l {
+                    None
+                } else if (-half_d..0.0).contains(&n) {
+                    Some(PAPER_RGB)
+                } else if (0.0..=half_d).contains(&n) {
+                    Some(RED)
+                } else if (-half_d - side_face..-half_d).contains(&n) {
+                    Some([120, 24, 24])
+                } else {
+                    (paint_past_far_edge && (half_d..=3.0 * half_d).contains(&n)).then_some(RED)
                 }
-                let plane = MapPlane { w, pixels };
-                let mut piece = DetectedPiece {
-                    kind: "block".into(),
-                    color: "red".into(),
-                    x_in: 5.0,
-                    y_in: 6.0,
-                    heading_deg: 180.0,
-                    status: super::Status::Fresh,
-                    facing: Facing::Unknown,
-                    length_in: 1.875,
-                    width_in: 0.375,
-                    confidence: 1.0,
-                };
-                read_strip_again(&mut piece, &plane, &classifier, camera, options);
-                (piece.heading_deg, piece.facing)
-            };
-            let (heading, facing) = read(false);
-            assert_eq!(facing, Facing::Marked);
-            assert!(heading.min(360.0 - heading) < 1e-6, "heading {heading}");
-            assert_eq!(read(true), (180.0, Facing::Unknown));
-        });
+            }
+        };
+        turned_north_or_left(super::Status::Fresh, block(false), block(true));
+    }
+
+    /// A spent block's strip is read at its ends: label up, facing north, its label
+    /// (1.6 x 0.6 in) in the middle of its 1.875 x 0.75 in top and its strip on the top's
+    /// north third, reaching both ends. Read unmarked facing south, it is turned to
+    /// heading 0, marked. Unmarked (paint at both ends across), it stays unread.
+    #[test]
+    fn a_spent_block_has_its_strip_read_again_at_its_ends() {
+        let grow = top_grow(0.375, 30.0);
+        let scale = 1.0 + grow;
+        let (half_l, half_d) = (0.5 * 1.875 * scale, 0.5 * 0.75 * scale);
+        let block = |marked: bool| {
+            move |l: f64, n: f64| {
+                let label = l.abs() <= 0.8 * scale && n.abs() <= 0.3 * scale;
+                let strip = marked && n < -half_d / 3.0;
+                if l.abs() > half_l || n.abs() > half_d {
+                    None
+                } else if label || strip {
+                    Some(PAPER_RGB)
+                } else {
+                    Some(RED)
+                }
+            }
+        };
+        turned_north_or_left(super::Status::Spent, block(true), block(false));
     }
 
     #[test]
