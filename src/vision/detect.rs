@@ -3108,6 +3108,9 @@ fn read_strip_again(
     options: &DetectOptions,
 ) {
     let unread = matches!(piece.facing, Facing::Inferred | Facing::Unknown);
+    if !unread || piece.kind != "block" {
+        return;
+    }
     let block = options.model.shape(UnitKind::Infantry);
     let side = options
         .colours
@@ -3117,9 +3120,6 @@ fn read_strip_again(
     let (Some(block), Some(side)) = (block, side) else {
         return;
     };
-    if !unread || piece.kind != "block" {
-        return;
-    }
     let spent = piece.status == Status::Spent;
     let grow = top_grow(block.height_in(piece.status), cam_h);
     let footprint = [piece.x_in * PX_PER_IN, piece.y_in * PX_PER_IN];
@@ -3397,28 +3397,18 @@ mod tests {
         assert!(!narrow, "no cube 5 px wide");
     }
 
-    /// A spent red block's label (32 x 12 px) in contact with a blue block along one long
-    /// side: red rim along the other long side and both ends (1 to 2 px out), blue
-    /// paint 2 px deep along the whole of the contact side. Counted all together
-    /// neither side has three times the other's pixels; counted by edge, red rims three
-    /// edges of four, and the label is red. Rimmed by blue all round, it is blue; but
-    /// not where the empty map explains that blue as ink.
     /// The heading and facing [`read_strip_again`] gives a red block of `status` at
     /// (5, 6) in, read unmarked facing south (heading 180), under a camera 30 in over
     /// (5, 2): its top pushed south (away from the camera) by the top's growth. `paint`
     /// gives the plane's colour at a point (inches along the block, east; across it,
     /// south of the top's middle, its back), `None` for the map.
-    fn strip_read_again(
-        status: super::Status,
+    fn facing_after_read_again(
+        status: Status,
         paint: impl Fn(f64, f64) -> Option<[u8; 3]>,
     ) -> (f64, Facing) {
         builtin_options(|options| {
             let camera = (5.0, 2.0, 30.0);
-            let height = if status == super::Status::Fresh {
-                0.75
-            } else {
-                0.375
-            };
+            let height = if status == Status::Fresh { 0.75 } else { 0.375 };
             let top_y = 6.0 + (6.0 - camera.1) * top_grow(height, camera.2);
             let w = 200u32;
             let pixels = (0..w * w)
@@ -3455,14 +3445,17 @@ mod tests {
     /// `marked` (the strip on the block's north side) is read facing north (heading 0),
     /// marked; `unread` stays as it was given, facing south, unread.
     fn turned_north_or_left(
-        status: super::Status,
+        status: Status,
         marked: impl Fn(f64, f64) -> Option<[u8; 3]>,
         unread: impl Fn(f64, f64) -> Option<[u8; 3]>,
     ) {
-        let (heading, facing) = strip_read_again(status, marked);
+        let (heading, facing) = facing_after_read_again(status, marked);
         assert_eq!(facing, Facing::Marked);
         assert!(heading.min(360.0 - heading) < 1e-6, "heading {heading}");
-        assert_eq!(strip_read_again(status, unread), (180.0, Facing::Unknown));
+        assert_eq!(
+            facing_after_read_again(status, unread),
+            (180.0, Facing::Unknown)
+        );
     }
 
     const RED: [u8; 3] = [200, 40, 40];
@@ -3494,7 +3487,7 @@ mod tests {
                 }
             }
         };
-        turned_north_or_left(super::Status::Fresh, block(false), block(true));
+        turned_north_or_left(Status::Fresh, block(false), block(true));
     }
 
     /// A spent block's strip is read at its ends: label up, facing north, its label
@@ -3519,9 +3512,15 @@ mod tests {
                 }
             }
         };
-        turned_north_or_left(super::Status::Spent, block(true), block(false));
+        turned_north_or_left(Status::Spent, block(true), block(false));
     }
 
+    /// A spent red block's label (32 x 12 px) in contact with a blue block along one long
+    /// side: red rim along the other long side and both ends (1 to 2 px out), blue
+    /// paint 2 px deep along the whole of the contact side. Counted all together
+    /// neither side has three times the other's pixels; counted by edge, red rims three
+    /// edges of four, and the label is red. Rimmed by blue all round, it is blue; but
+    /// not where the empty map explains that blue as ink.
     #[test]
     fn a_label_is_the_side_whose_paint_rims_it() {
         builtin_options(|options| {
