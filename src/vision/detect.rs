@@ -309,6 +309,8 @@ pub fn detect_sampled(
         .flat_map(|(crop, [tx0, ty0, ..])| blobs_of(crop, tx0 * TILE_PX, ty0 * TILE_PX))
         .collect();
     let camera = calib.camera_over();
+    // Marks for the washed-out tops looked for beside pieces' paint (see [`FaintTops`]).
+    let mut faint_tops = FaintTops::new(&plane);
     // Any blob, or paper alone, may hold a spent block found by its label.
     let mut by_labels: Vec<FoundByLabel> = Vec::new();
     let found = blobs
@@ -340,15 +342,45 @@ pub fn detect_sampled(
                         .flat_map(|part| measure_blob(part, &plane, name, camera, options, false))
                         .collect()
                 };
-                if enemy_paper.is_empty() {
-                    return measure_own(blob);
+                let own: std::borrow::Cow<[Px]> = if enemy_paper.is_empty() {
+                    blob.into()
+                } else {
+                    blob.iter()
+                        .filter(|p| !(p.paper && enemy_paper.contains(&[p.x, p.y])))
+                        .copied()
+                        .collect()
+                };
+                let pieces = measure_own(&own);
+                // A piece found by its paint is read again with its washed-out top, which
+                // tells where its top lies: each piece moves by no more than a top's
+                // depth. The top alone finds no piece.
+                if pieces.is_empty() {
+                    return pieces;
                 }
-                let own: Vec<Px> = blob
-                    .iter()
-                    .filter(|p| !(p.paper && enemy_paper.contains(&[p.x, p.y])))
-                    .copied()
-                    .collect();
-                measure_own(&own)
+                let faint_top = faint_tops.of(&own, side, &plane, &classifier, &is_ink);
+                if faint_top.is_empty() {
+                    return pieces;
+                }
+                let whole: Vec<Px> = own.iter().chain(&faint_top).copied().collect();
+                let again = measure_own(&whole);
+                let kept = |(p, _): &(DetectedPiece, f64)| {
+                    again.iter().any(|(q, _)| {
+                        q.kind == p.kind
+                            && q.status == p.status
+                            && (q.x_in - p.x_in).hypot(q.y_in - p.y_in) <= FAINT_TOP_MOST_MOVE_IN
+                    })
+                };
+                let surety = |read: &[(DetectedPiece, f64)]| {
+                    read.iter().map(|(p, _)| p.confidence).sum::<f64>() / read.len() as f64
+                };
+                if again.len() >= pieces.len()
+                    && pieces.iter().all(kept)
+                    && surety(&again) >= surety(&pieces)
+                {
+                    again
+                } else {
+                    pieces
+                }
             });
             by_labels.extend(labels.into_iter().map(|mut label| {
                 label.in_contact = side.is_some_and(|side| side != label.side);
@@ -1621,6 +1653,219 @@ fn faint_cubes(
     }
     cubes
 }
+
+/// A lit top's paint can read paler than its side's least saturation: satin paint
+/// under a lamp overhead returns some of the light white, and the top, facing the lamp,
+/// washes out while its side faces keep their colour. The blob then holds the side
+/// faces alone, and the piece is read a top's depth off, its facing strip unseen (on the
+/// photoreal frames, a red block's top reads 0.58 to 0.61 saturated against the floor
+/// of 0.62, its side face 0.64 to 0.72).
+///
+/// Like a hysteresis threshold, the regions of the side's faint pixels ([`FAINT_SCALE`],
+/// with any specks of its paint among them) that touch the blob and could be its top:
+/// - no more than [`MOST_FAINT_TOP_PX`] pixels and [`MOST_FAINT_TOP_SPAN_PX`] either
+///   way, within the pixels read (a river or a road of the side's hue goes on);
+/// - thick: at least [`LEAST_FAINT_TOP_CORE_PX`] pixels with their four neighbours in
+///   the region (the blurred rim around any paint, a pixel or two wide, has none);
+/// - lying along the paint: at least half its span touches the blob, as a top meets its
+///   side face along its length (a river's stretch under a block meets it across the
+///   river's width);
+/// - lit: as bright as the paint beside it, to [`FAINT_TOP_LEAST_LIGHT`] (a shadow or a
+///   face in shade is darker).
+///
+/// Pixels the empty map explains are ink, and are not looked at. A region is looked at
+/// once, for the first blob it touches.
+struct FaintTops {
+    w: u32,
+    /// By map-plane pixel: the number of the last blob that held it (from 1).
+    own: Vec<u32>,
+    /// By map-plane pixel: whether a region looked at already took it, or it was found
+    /// to be no part of one.
+    taken: Vec<bool>,
+    blobs: u32,
+}
+
+impl FaintTops {
+    fn new(plane: &MapPlane) -> Self {
+        Self {
+            w: plane.w,
+            own: vec![0; plane.pixels.len()],
+            taken: vec![false; plane.pixels.len()],
+            blobs: 0,
+        }
+    }
+
+    /// The washed-out tops beside a blob of a side's paint (see the type's comment).
+    fn of(
+        &mut self,
+        blob: &[Px],
+        side: usize,
+        plane: &MapPlane,
+        classifier: &Classifier,
+        is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool,
+    ) -> Vec<Px> {
+        self.blobs += 1;
+        let blob_number = self.blobs;
+        let w = self.w;
+        let h = self.own.len() as u32 / w;
+        let index = |[x, y]: [u32; 2]| (x < w && y < h).then_some((y * w + x) as usize);
+        for p in blob {
+            self.own[(p.y * w + p.x) as usize] = blob_number;
+        }
+        let is_own = |own: &[u32], p: [u32; 2]| index(p).is_some_and(|i| own[i] == blob_number);
+        // Whether a pixel may be part of a washed-out top (`Some(true)`), may border one
+        // (`Some(false)`), or is not read (`None`): the region may go on there.
+        let top_at = |p: [u32; 2]| {
+            let rgb = plane.at_checked(i64::from(p[0]), i64::from(p[1]))?;
+            Some(match classifier.class(rgb) {
+                Class::Side(s) => s == side,
+                Class::Faint(s) => s == side && !is_ink(p[0], p[1], rgb),
+                _ => false,
+            })
+        };
+        let four_neighbours = |[x, y]: [u32; 2]| {
+            [
+                [x.wrapping_sub(1), y],
+                [x + 1, y],
+                [x, y.wrapping_sub(1)],
+                [x, y + 1],
+            ]
+        };
+        let neighbours = |[x, y]: [u32; 2]| {
+            NEIGHBOURS.map(|(dx, dy)| {
+                [
+                    x.wrapping_add_signed(dx as i32),
+                    y.wrapping_add_signed(dy as i32),
+                ]
+            })
+        };
+        let is_paint = |p: &[u32; 2]| {
+            plane.at(p[0], p[1]).map(|rgb| classifier.class(rgb)) == Some(Class::Side(side))
+        };
+        // The mean brightest channel of some pixels.
+        let light = |pixels: &mut dyn Iterator<Item = [u32; 2]>| {
+            let (sum, n) = pixels
+                .filter_map(|[x, y]| plane.at(x, y))
+                .fold((0u64, 0u64), |(sum, n), rgb| {
+                    (sum + u64::from(rgb.into_iter().max().unwrap_or(0)), n + 1)
+                });
+            sum as f64 / n.max(1) as f64
+        };
+        let mut tops: Vec<Px> = Vec::new();
+        for p in blob {
+            // A top meets its side face along an edge: its four neighbours will do.
+            for start in four_neighbours([p.x, p.y]) {
+                let Some(i) = index(start) else { continue };
+                if self.own[i] == blob_number || self.taken[i] {
+                    continue;
+                }
+                if top_at(start) != Some(true) {
+                    // Nothing of a top: no blob need look at it again.
+                    self.taken[i] = true;
+                    continue;
+                }
+                // A top meets its side face with its breadth: the pixel and its four
+                // neighbours are the blob's or may be the top's. A blurred rim, a pixel
+                // wide, is not followed round the blob.
+                let thick = four_neighbours(start)
+                    .into_iter()
+                    .all(|n| is_own(&self.own, n) || top_at(n) == Some(true));
+                if !thick {
+                    continue;
+                }
+                // The region from here, pixel to pixel, up to where it goes on.
+                let mut region = vec![start];
+                self.taken[i] = true;
+                let (mut x0, mut y0, mut x1, mut y1) = (start[0], start[1], start[0], start[1]);
+                let mut goes_on = false;
+                let mut next = 0;
+                while next < region.len() && !goes_on {
+                    for n in neighbours(region[next]) {
+                        let Some(j) = index(n) else {
+                            goes_on = true;
+                            continue;
+                        };
+                        if self.own[j] == blob_number || self.taken[j] {
+                            continue;
+                        }
+                        match top_at(n) {
+                            None => goes_on = true,
+                            Some(false) => {}
+                            Some(true) => {
+                                self.taken[j] = true;
+                                region.push(n);
+                                (x0, y0) = (x0.min(n[0]), y0.min(n[1]));
+                                (x1, y1) = (x1.max(n[0]), y1.max(n[1]));
+                            }
+                        }
+                    }
+                    next += 1;
+                    goes_on |= region.len() > MOST_FAINT_TOP_PX
+                        || (x1 - x0).max(y1 - y0) >= MOST_FAINT_TOP_SPAN_PX;
+                }
+                if goes_on {
+                    continue;
+                }
+                // The region's own pixels, in its bounding box.
+                let (bw, bh) = (x1 - x0 + 1, y1 - y0 + 1);
+                let mut inside = vec![false; (bw * bh) as usize];
+                for &[x, y] in &region {
+                    inside[((y - y0) * bw + (x - x0)) as usize] = true;
+                }
+                let in_region = |[x, y]: [u32; 2]| {
+                    (x0..=x1).contains(&x)
+                        && (y0..=y1).contains(&y)
+                        && inside[((y - y0) * bw + (x - x0)) as usize]
+                };
+                let core = region
+                    .iter()
+                    .filter(|&&p| four_neighbours(p).into_iter().all(in_region))
+                    .count();
+                let contact = region
+                    .iter()
+                    .filter(|&&p| neighbours(p).into_iter().any(|n| is_own(&self.own, n)))
+                    .count();
+                let mut beside: Vec<[u32; 2]> = region
+                    .iter()
+                    .flat_map(|&p| neighbours(p))
+                    .filter(|&n| is_own(&self.own, n) && is_paint(&n))
+                    .collect();
+                beside.sort_unstable();
+                beside.dedup();
+                let lit = light(&mut region.iter().copied())
+                    >= FAINT_TOP_LEAST_LIGHT * light(&mut beside.into_iter());
+                if core >= LEAST_FAINT_TOP_CORE_PX && 2 * contact >= bw.max(bh) as usize && lit {
+                    tops.extend(region.iter().map(|&[x, y]| Px { x, y, paper: false }));
+                }
+            }
+        }
+        tops
+    }
+}
+
+/// The most pixels a washed-out top may hold (1 sq in): a standing block's top, 1.875 x
+/// 0.375 in, is 0.7, and 0.86 enlarged by the camera's view from 24 in up with a
+/// blurred pixel all round. A spent block's top is its label.
+const MOST_FAINT_TOP_PX: usize = (PX_PER_IN * PX_PER_IN) as usize;
+
+/// The most a washed-out top may span either way on the map plane, in pixels (2.1 in):
+/// a block's length, enlarged and blurred likewise, is 2.04 in.
+const MOST_FAINT_TOP_SPAN_PX: u32 = (2.1 * PX_PER_IN) as u32;
+
+/// A washed-out top is at least this bright against the paint it touches (their mean
+/// brightest channel): it faces the light. The tops on the photoreal frames read 0.99
+/// to 1.19 of their side faces; shadows and faces in shade beside a block, 0.72 to 0.82.
+const FAINT_TOP_LEAST_LIGHT: f64 = 0.9;
+
+/// How far a washed-out top may move a piece's reading, in inches: a fresh block's
+/// depth, 0.375 in, and a blurred pixel. A reading that moves further has taken in ink
+/// (a river's stretch beside the block), not its top.
+const FAINT_TOP_MOST_MOVE_IN: f64 = 0.43;
+
+/// The least core a faint region joined to paint holds (its pixels with all four
+/// neighbours in it): a cube's top, 0.375 in (7.5 px) square, has 30; a rim two pixels
+/// wide, none.
+const LEAST_FAINT_TOP_CORE_PX: usize = 25;
 
 /// A faint spot this near a piece already found (inches from its footprint) is part of
 /// it: its shaded side, its blurred rim, or its shadow's edge. Its top shows up to 0.4
@@ -3311,9 +3556,9 @@ mod tests {
     use nalgebra::Point3;
 
     use super::{
-        Axes, Classifier, DetectOptions, DetectedPiece, Facing, MapPlane, PAPER, PX_PER_IN,
-        PlaneSampler, Silhouette, blobs_of, fit_shapes, not_ink, read_strip_again, rim_side,
-        top_grow, without_overlaps,
+        Axes, Classifier, DetectOptions, DetectedPiece, Facing, FaintTops, MapPlane, PAPER,
+        PX_PER_IN, PlaneSampler, Px, Silhouette, blobs_of, fit_shapes, not_ink, read_strip_again,
+        rim_side, top_grow, without_overlaps,
     };
     use crate::sim;
     use crate::table::Status;
@@ -3513,6 +3758,61 @@ mod tests {
             }
         };
         turned_north_or_left(Status::Spent, block(true), block(false));
+    }
+
+    /// A red block's side face, 36 x 5 px of paint (0.77 saturated), seen beside its top,
+    /// 36 x 8 px, whose paint the light washed out to 0.575 (under the floor of 0.62, above
+    /// 0.8 of it): the top is the blob's, all 288 pixels of it. Not so what merely touches
+    /// the paint in the side's paler hue: the same top in shade (a shadow, 0.39 bright
+    /// against the paint's 0.59); a band as deep running on past any top (a river's bank,
+    /// 100 px); a stretch as wide crossing under the block's end (a river, touching it
+    /// along 8 of its 30 px); a rim two pixels wide round the paint.
+    #[test]
+    fn a_washed_out_top_joins_its_side_face_and_ink_does_not() {
+        const MAP: [u8; 3] = [200, 190, 150];
+        const SIDE_FACE: [u8; 3] = [150, 40, 35];
+        const WASHED: [u8; 3] = [200, 95, 85];
+        const IN_SHADE: [u8; 3] = [100, 50, 45];
+        let tops_with = |pale: &dyn Fn(u32, u32) -> Option<[u8; 3]>| {
+            builtin_options(|options| {
+                let w = 120u32;
+                let side_face = |x: u32, y: u32| (40..76).contains(&x) && (60..65).contains(&y);
+                let pixels = (0..w * w)
+                    .map(|i| {
+                        let (x, y) = (i % w, i / w);
+                        Some(if side_face(x, y) {
+                            SIDE_FACE
+                        } else {
+                            pale(x, y).unwrap_or(MAP)
+                        })
+                    })
+                    .collect();
+                let plane = MapPlane { w, pixels };
+                let blob: Vec<Px> = (0..w * w)
+                    .map(|i| (i % w, i / w))
+                    .filter(|&(x, y)| side_face(x, y))
+                    .map(|(x, y)| Px { x, y, paper: false })
+                    .collect();
+                let classifier = Classifier::new(options.colours);
+                FaintTops::new(&plane).of(&blob, 0, &plane, &classifier, &|_, _, _| false)
+            })
+        };
+        let top = |colour: [u8; 3]| {
+            move |x: u32, y: u32| ((40..76).contains(&x) && (52..60).contains(&y)).then_some(colour)
+        };
+        let washed = tops_with(&top(WASHED));
+        assert_eq!(washed.len(), 36 * 8);
+        assert!(washed.iter().all(|p| (52..60).contains(&p.y) && !p.paper));
+        assert!(tops_with(&top(IN_SHADE)).is_empty());
+        let bank =
+            |x: u32, y: u32| ((10..110).contains(&x) && (52..60).contains(&y)).then_some(WASHED);
+        assert!(tops_with(&bank).is_empty());
+        let crossing =
+            |x: u32, y: u32| ((76..84).contains(&x) && (45..75).contains(&y)).then_some(WASHED);
+        assert!(tops_with(&crossing).is_empty());
+        let rim =
+            |x: u32, y: u32| ((38..78).contains(&x) && (58..67).contains(&y)).then_some(WASHED);
+        assert!(tops_with(&rim).is_empty());
     }
 
     /// A spent red block's label (32 x 12 px) in contact with a blue block along one long
