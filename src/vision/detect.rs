@@ -1708,7 +1708,7 @@ impl FaintTops {
         let blob_number = self.blobs;
         let w = self.w;
         let h = self.own.len() as u32 / w;
-        let index = |[x, y]: [u32; 2]| (x < w && y < h).then_some((y * w + x) as usize);
+        let index = |[x, y]: [u32; 2]| (x < w && y < h).then(|| (y * w + x) as usize);
         for p in blob {
             self.own[(p.y * w + p.x) as usize] = blob_number;
         }
