@@ -1575,28 +1575,38 @@ fn faint_cubes(
         if !found.iter().chain(&cubes).all(clear) {
             continue;
         }
-        // The pixels of the side's hue connected to the spot, within the window.
-        let mut seen = std::collections::HashSet::new();
-        let mut stack: Vec<[i64; 2]> = (-2..=2)
+        // The pixels of the side's hue connected to the spot, within the window, in the
+        // order found; `marked` holds them on a grid the window's size.
+        const SPAN: i64 = 2 * WINDOW_PX + 1;
+        let cell = |[x, y]: [i64; 2]| {
+            let (dx, dy) = (x - centre[0], y - centre[1]);
+            (dx.abs() <= WINDOW_PX && dy.abs() <= WINDOW_PX)
+                .then(|| ((dy + WINDOW_PX) * SPAN + dx + WINDOW_PX) as usize)
+        };
+        let mut marked = [false; (SPAN * SPAN) as usize];
+        let seen_from: Vec<[i64; 2]> = (-2..=2)
             .flat_map(|dy| (-2..=2).map(move |dx| [centre[0] + dx, centre[1] + dy]))
             .filter(|&[x, y]| of_side(x, y, side))
             .collect();
-        seen.extend(stack.iter().copied());
+        for &p in &seen_from {
+            marked[cell(p).expect("within the window")] = true;
+        }
+        let mut seen = seen_from.clone();
+        let mut stack = seen_from;
         let mut inside_window = true;
         while let Some([x, y]) = stack.pop() {
             for (dx, dy) in NEIGHBOURS {
                 let n = [x + dx, y + dy];
-                if seen.contains(&n) || !of_side(n[0], n[1], side) {
+                let at = cell(n);
+                if at.is_some_and(|c| marked[c]) || !of_side(n[0], n[1], side) {
                     continue;
                 }
-                if (n[0] - centre[0]).abs() > WINDOW_PX
-                    || (n[1] - centre[1]).abs() > WINDOW_PX
-                    || seen.len() >= MOST_PX
-                {
+                let Some(c) = at.filter(|_| seen.len() < MOST_PX) else {
                     inside_window = false;
                     continue;
-                }
-                seen.insert(n);
+                };
+                marked[c] = true;
+                seen.push(n);
                 stack.push(n);
             }
         }
