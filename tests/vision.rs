@@ -510,6 +510,62 @@ fn a_cube_whose_paint_reads_pale_is_found_where_it_stands_alone() {
     );
 }
 
+/// A block whose paint reads paler than its side's least saturation all over, side
+/// faces too (on the photoreal frames, a blue block reads 0.41 to 0.47 saturated on its
+/// top, under blue's floor of 0.5), makes no blob of paint. A faint region a block's
+/// size is read in full, measured, and kept where the block stands up: the faces it
+/// shows toward the camera are of its hue and darker than its top, or its label. Here
+/// each side's floor is set above the renderer's paint (red 0.83, blue 0.77 saturated)
+/// but within a fifth of it, so that every block reads faint and none as paint.
+///
+/// A block's top stands 0.75 in up and shows on the map plane pushed away from the point
+/// under the camera by h / (H - h) of its distance from it (H the camera's height): the
+/// side face the camera sees spans that push across the block. Every block that shows a
+/// face at least 3.5 px deep (0.175 in) is found, within 0.08 in; the rest (near the
+/// point under the camera, their faces a pixel or two deep) show nothing that ink cannot
+/// show. Nothing else is read: every reading lies within 0.15 in of a block (one whose
+/// strip leaves a sliver of its top faint reads 0.13 in off across).
+#[test]
+fn a_block_whose_paint_reads_pale_is_found_where_it_stands_up() {
+    let mut scene = sim::random_scene(5, 36.0, 24.0, 1920, 1080);
+    scene.pieces.retain(|p| {
+        (p.color == "red" || p.color == "blue")
+            && p.kind == sim::Shape::Block
+            && p.status == aide::table::Status::Fresh
+    });
+    let mut colours = ColourModel::builtin();
+    for side in &mut colours.sides {
+        side.min_saturation = if side.name == "red" { 0.95 } else { 0.9 };
+    }
+    let image = sim::render(&scene);
+    let calib =
+        Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics)).unwrap();
+    let d = detect_with_colours(&image, &calib, &colours);
+    let (cam_x, cam_y, cam_h) = calib.camera_over();
+    let push = 0.75 / (cam_h - 0.75);
+    let mut showing = 0;
+    for (truth, (off, seen)) in scene.pieces.iter().zip(nearest(&scene, &d)) {
+        let h = truth.heading_deg.to_radians();
+        let across = ((truth.x_in - cam_x) * h.sin() - (truth.y_in - cam_y) * h.cos()).abs();
+        let face_px = across * push * 20.0;
+        if face_px >= 3.5 {
+            showing += 1;
+            let seen = seen.unwrap_or_else(|| panic!("{truth:?} (face {face_px:.1} px) not found"));
+            assert!(off <= 0.08, "{truth:?} found {off:.3} in off");
+            assert_eq!((seen.kind.as_str(), seen.status), ("block", truth.status));
+        }
+    }
+    assert!(showing >= 6, "{showing} blocks show a face");
+    for p in &d.pieces {
+        let off = scene
+            .pieces
+            .iter()
+            .map(|t| (t.x_in - p.x_in).hypot(t.y_in - p.y_in))
+            .fold(f64::INFINITY, f64::min);
+        assert!(off <= 0.15, "{p:?} is {off:.3} in from any block");
+    }
+}
+
 /// A red spent block in melee with a blue block, flank to flank and facing it: the blue
 /// block's strip touches the red label, and the red block's rim reads too pale for red
 /// paint (as on the photoreal frames, where a red rim mixed with the white label reads
@@ -624,7 +680,7 @@ fn a_kept_sampler_reads_a_frame_as_a_new_one_does() {
 /// printed maps, stickers on every block; see its README). Each is read by `aide detect
 /// --camera-file` and scored here against its truth. The floors are what the detector
 /// reaches today (2026-11-26), a little below, so that a change that loses ground fails;
-/// the issue's targets (recall and precision 0.98, centre p95 0.06 in) are not met yet.
+/// the issue's targets for centre p95 (0.06 in) and heading p95 (2 deg) are not met yet.
 #[test]
 fn frames_from_another_renderer_are_read_above_todays_floors() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vision-photoreal");
@@ -707,7 +763,8 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
          p95 {centre_p95:.3} in, {strips_read} of the marked blocks' strips read, strip heading \
          p95 {strip_p95:.2} deg, status {status:.3}"
     );
-    assert!(recall >= 0.97, "{figures}");
+    // 0.974 before a block whose paint reads faint all over was looked for, 0.983 after.
+    assert!(recall >= 0.98, "{figures}");
     assert!(precision >= 0.985, "{figures}");
     // 0.0386 before a spent block's far edge was taken past its rim, 0.0359 after; the
     // p95 0.125 before a block's top was ended at its step in brightness, 0.107 after,

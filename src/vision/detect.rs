@@ -174,11 +174,13 @@ pub fn detect_sampled(
     let near_paint = grow(&paint, READ_MARGIN.into());
     let reference = options.reference.and_then(|r| r.match_to(&reads));
     // With the empty map known, ink is told from pieces by it: no faint cube is looked for.
-    let pale_cubes = if reference.is_none() {
-        faint_cube_spots(&faint)
+    let faint_regions = if reference.is_none() {
+        faint_spans(&faint)
     } else {
         Vec::new()
     };
+    let pale_cubes = faint_cube_spots(&faint_regions);
+    let pale_blocks = faint_block_spots(&faint_regions);
     let mut read_tiles = image::GrayImage::new(tiles_w, tiles_h);
     let tile_of = |c: u32| c * COARSE_STEP / TILE_PX;
     for (cx, cy, near) in near_paint.enumerate_pixels() {
@@ -190,6 +192,15 @@ pub fn detect_sampled(
         let last = |c: u32, size: u32| tile_of((c + FAINT_CUBE_READ).min(size - 1));
         for ty in tile_of(cy.saturating_sub(FAINT_CUBE_READ))..=last(cy, coarse_h) {
             for tx in tile_of(cx.saturating_sub(FAINT_CUBE_READ))..=last(cx, coarse_w) {
+                read_tiles.put_pixel(tx, ty, image::Luma([255]));
+            }
+        }
+    }
+    for &(_, [x0, y0, x1, y1]) in &pale_blocks {
+        let first = |c: u32| tile_of(c.saturating_sub(FAINT_CUBE_READ));
+        let last = |c: u32, size: u32| tile_of((c + FAINT_CUBE_READ).min(size - 1));
+        for ty in first(y0)..=last(y1, coarse_h) {
+            for tx in first(x0)..=last(x1, coarse_w) {
                 read_tiles.put_pixel(tx, ty, image::Luma([255]));
             }
         }
@@ -353,7 +364,7 @@ pub fn detect_sampled(
                 let pieces = measure_own(&own);
                 // A piece found by its paint is read again with its washed-out top, which
                 // tells where its top lies: each piece moves by no more than a top's
-                // depth. The top alone finds no piece.
+                // depth. The top alone finds no piece here (see [`faint_blocks`]).
                 if pieces.is_empty() {
                     return pieces;
                 }
@@ -390,8 +401,16 @@ pub fn detect_sampled(
         })
         .collect();
     let mut pieces = drop_side_faces(found);
-    let cubes = faint_cubes(&pale_cubes, &pieces, &plane, &classifier, camera, options);
+    let faint = FaintReader {
+        plane: &plane,
+        classifier: &classifier,
+        camera,
+        options,
+    };
+    let cubes = faint_cubes(&faint, &pale_cubes, &pieces);
     pieces.extend(cubes);
+    let blocks = faint_blocks(&faint, &pale_blocks, &pieces);
+    pieces.extend(blocks);
     // A label near a piece found by its paint is either that piece's, the back label of
     // a standing block seen from behind, or the top of a spent block the paint's fit
     // took for a standing one: the paint beyond the label's far edge tells which.
@@ -1505,9 +1524,9 @@ const FAINT_CUBE_COARSE: u32 = 3;
 /// Tiles within this many coarse pixels of a faint cube's spot are read in full.
 const FAINT_CUBE_READ: u32 = 3;
 
-/// The coarse pass's faint spots small enough to be a cube: (side, coarse centre). A
-/// river, a road or a town's roofs in a side's hue make larger faint regions.
-fn faint_cube_spots(faint: &image::GrayImage) -> Vec<(usize, [u32; 2])> {
+/// The coarse pass's faint regions, each as its side and its bounds (first and last
+/// coarse column and row).
+fn faint_spans(faint: &image::GrayImage) -> Vec<(usize, [u32; 4])> {
     let labels = label_components(faint);
     let mut spans: Vec<(u8, [u32; 4])> = Vec::new();
     for (x, y, l) in labels.enumerate_pixels() {
@@ -1524,8 +1543,34 @@ fn faint_cube_spots(faint: &image::GrayImage) -> Vec<(usize, [u32; 2])> {
     }
     spans
         .into_iter()
+        .map(|(side, bounds)| (usize::from(side - 1), bounds))
+        .collect()
+}
+
+/// The coarse pass's faint spots small enough to be a cube: (side, coarse centre). A
+/// river, a road or a town's roofs in a side's hue make larger faint regions.
+fn faint_cube_spots(spans: &[(usize, [u32; 4])]) -> Vec<(usize, [u32; 2])> {
+    spans
+        .iter()
         .filter(|(_, [x0, y0, x1, y1])| x1 - x0 < FAINT_CUBE_COARSE && y1 - y0 < FAINT_CUBE_COARSE)
-        .map(|(side, [x0, y0, x1, y1])| (usize::from(side - 1), [(x0 + x1) / 2, (y0 + y1) / 2]))
+        .map(|&(side, [x0, y0, x1, y1])| (side, [(x0 + x1) / 2, (y0 + y1) / 2]))
+        .collect()
+}
+
+/// A faint region of the coarse pass may be a block's top when it is larger than a
+/// cube's and spans no more coarse pixels than this each way (2.6 in: a block's top
+/// with its end face, along its length).
+const FAINT_BLOCK_COARSE: u32 = 13;
+
+/// The coarse pass's faint regions the size of a block's top: (side, coarse bounds).
+fn faint_block_spots(spans: &[(usize, [u32; 4])]) -> Vec<(usize, [u32; 4])> {
+    spans
+        .iter()
+        .filter(|(_, [x0, y0, x1, y1])| {
+            let (w, h) = (x1 - x0, y1 - y0);
+            w.max(h) >= FAINT_CUBE_COARSE && w.max(h) < FAINT_BLOCK_COARSE
+        })
+        .copied()
         .collect()
 }
 
@@ -1537,12 +1582,9 @@ fn faint_cube_spots(faint: &image::GrayImage) -> Vec<(usize, [u32; 2])> {
 /// photoreal frames such cubes are 5 to 32 % paint; a roof of the town map whose
 /// outline reads faint, 92 %), and measure as a cube.
 fn faint_cubes(
+    faint: &FaintReader,
     spots: &[(usize, [u32; 2])],
     found: &[DetectedPiece],
-    plane: &MapPlane,
-    classifier: &Classifier,
-    camera: (f64, f64, f64),
-    options: &DetectOptions,
 ) -> Vec<DetectedPiece> {
     // How far around a spot its cube is looked for, in map-plane pixels.
     const WINDOW_PX: i64 = 16;
@@ -1551,68 +1593,25 @@ fn faint_cubes(
     const MOST_PX: usize = 144;
     // The ring around a cube that must be bare of its hue: from 2 to 4 px out.
     const RING: std::ops::RangeInclusive<i64> = 2..=4;
-    let of_side = |x: i64, y: i64, side: usize| {
-        plane
-            .at_checked(x, y)
-            .is_some_and(|rgb| match classifier.class(rgb) {
-                Class::Side(s) | Class::Faint(s) => s == side,
-                _ => false,
-            })
-    };
+    let of_side = |x: i64, y: i64, side: usize| faint.of_side_hue(side, [x, y]);
     let mut cubes: Vec<DetectedPiece> = Vec::new();
     for &(side, [cx, cy]) in spots {
         let centre = [i64::from(cx * COARSE_STEP), i64::from(cy * COARSE_STEP)];
         // Clear of every piece's footprint (as read): a spot at a block's edge is its
         // blurred rim, or its shade.
         let clear = |p: &DetectedPiece| {
-            let (x, y) = (centre[0] as f64 / PX_PER_IN, centre[1] as f64 / PX_PER_IN);
-            let d = [x - p.x_in, y - p.y_in];
-            let h = p.heading_deg.to_radians();
-            let along = dot(d, [h.cos(), h.sin()]).abs() - 0.5 * p.length_in;
-            let across = dot(d, [-h.sin(), h.cos()]).abs() - 0.5 * p.width_in;
-            along.max(0.0).hypot(across.max(0.0)) >= FAINT_CUBE_CLEAR_IN
+            let at = [centre[0] as f64 / PX_PER_IN, centre[1] as f64 / PX_PER_IN];
+            off_footprint_in(p, at) >= FAINT_CUBE_CLEAR_IN
         };
         if !found.iter().chain(&cubes).all(clear) {
             continue;
         }
-        // The pixels of the side's hue connected to the spot, within the window, in the
-        // order found; `marked` holds them on a grid the window's size.
-        const SPAN: i64 = 2 * WINDOW_PX + 1;
-        let cell = |[x, y]: [i64; 2]| {
-            let (dx, dy) = (x - centre[0], y - centre[1]);
-            (dx.abs() <= WINDOW_PX && dy.abs() <= WINDOW_PX)
-                .then(|| ((dy + WINDOW_PX) * SPAN + dx + WINDOW_PX) as usize)
-        };
-        let mut marked = [false; (SPAN * SPAN) as usize];
-        let seen_from: Vec<[i64; 2]> = (-2..=2)
-            .flat_map(|dy| (-2..=2).map(move |dx| [centre[0] + dx, centre[1] + dy]))
-            .filter(|&[x, y]| of_side(x, y, side))
-            .collect();
-        for &p in &seen_from {
-            marked[cell(p).expect("within the window")] = true;
-        }
-        let mut seen = seen_from.clone();
-        let mut stack = seen_from;
-        let mut inside_window = true;
-        while let Some([x, y]) = stack.pop() {
-            for (dx, dy) in NEIGHBOURS {
-                let n = [x + dx, y + dy];
-                let at = cell(n);
-                if at.is_some_and(|c| marked[c]) || !of_side(n[0], n[1], side) {
-                    continue;
-                }
-                let Some(c) = at.filter(|_| seen.len() < MOST_PX) else {
-                    inside_window = false;
-                    continue;
-                };
-                marked[c] = true;
-                seen.push(n);
-                stack.push(n);
-            }
-        }
-        if !inside_window || seen.is_empty() {
+        let of_hue = |[x, y]: [i64; 2]| of_side(x, y, side);
+        let around =
+            (-2..=2).flat_map(|dy| (-2..=2).map(move |dx| [centre[0] + dx, centre[1] + dy]));
+        let Some(seen) = flood_of_hue(around, centre, WINDOW_PX, MOST_PX, of_hue) else {
             continue;
-        }
+        };
         // Alone: nothing of its hue in the ring around it.
         let near = |[x, y]: [i64; 2], reach: i64| {
             seen.iter()
@@ -1635,15 +1634,47 @@ fn faint_cubes(
             .filter(|&p| !near(p, *RING.start() - 1) && near(p, outer))
             .filter(|&[x, y]| of_side(x, y, side))
             .count();
-        // Paint read mostly in full is the first pass's to judge: a roof of the side's
-        // hue, whose outline reads faint, is not read again with it.
-        let is_paint = |&[x, y]: &[i64; 2]| {
-            plane
-                .at(x as u32, y as u32)
-                .is_some_and(|rgb| classifier.class(rgb) == Class::Side(side))
-        };
-        if ring_hue > 0 || 2 * seen.iter().filter(|p| is_paint(p)).count() >= seen.len() {
+        if ring_hue > 0 {
             continue;
+        }
+        let read = faint.measure(&seen, side);
+        cubes.extend(read.into_iter().filter(|piece| piece.kind == "hq"));
+    }
+    cubes
+}
+
+/// What the passes for faint pieces ([`faint_cubes`], [`faint_blocks`]) read with.
+#[derive(Clone, Copy)]
+struct FaintReader<'a> {
+    plane: &'a MapPlane,
+    classifier: &'a Classifier<'a>,
+    camera: (f64, f64, f64),
+    options: &'a DetectOptions<'a>,
+}
+
+impl FaintReader<'_> {
+    /// Whether the pixel at `[x, y]` is of side `side`'s hue: its paint, or faint.
+    fn of_side_hue(&self, side: usize, [x, y]: [i64; 2]) -> bool {
+        self.plane
+            .at_checked(x, y)
+            .is_some_and(|rgb| match self.classifier.class(rgb) {
+                Class::Side(s) | Class::Faint(s) => s == side,
+                _ => false,
+            })
+    }
+
+    /// The pieces a faint region of side `side`'s hue (`seen`, its pixels) reads as, by
+    /// [`measure_blob`]; none when it is mostly paint: paint read mostly in full is the
+    /// first pass's to judge (a roof of the side's hue, whose outline reads faint, is not
+    /// read again with it).
+    fn measure(&self, seen: &[[i64; 2]], side: usize) -> Vec<DetectedPiece> {
+        let is_paint = |&[x, y]: &[i64; 2]| {
+            self.plane
+                .at(x as u32, y as u32)
+                .is_some_and(|rgb| self.classifier.class(rgb) == Class::Side(side))
+        };
+        if 2 * seen.iter().filter(|p| is_paint(p)).count() >= seen.len() {
+            return Vec::new();
         }
         let blob: Vec<Px> = seen
             .iter()
@@ -1653,16 +1684,227 @@ fn faint_cubes(
                 paper: false,
             })
             .collect();
-        let name = &options.colours.sides[side].name;
-        let read = measure_blob(&blob, plane, name, camera, options, false);
-        cubes.extend(
-            read.into_iter()
-                .map(|(piece, _)| piece)
-                .filter(|piece| piece.kind == "hq"),
-        );
+        let name = &self.options.colours.sides[side].name;
+        measure_blob(&blob, self.plane, name, self.camera, self.options, false)
+            .into_iter()
+            .map(|(piece, _)| piece)
+            .collect()
     }
-    cubes
 }
+
+/// The pixels that `of_hue` takes, connected (each to its eight neighbours) to the
+/// `seeds` it takes, in the order found; `None` when there are none, or when they run
+/// past `window_px` of `centre` either way or past `most_px` pixels: ink that goes on.
+fn flood_of_hue(
+    seeds: impl Iterator<Item = [i64; 2]>,
+    centre: [i64; 2],
+    window_px: i64,
+    most_px: usize,
+    of_hue: impl Fn([i64; 2]) -> bool,
+) -> Option<Vec<[i64; 2]>> {
+    // Marks on a grid the window's size.
+    let span = 2 * window_px + 1;
+    let cell = |[x, y]: [i64; 2]| {
+        let (dx, dy) = (x - centre[0], y - centre[1]);
+        (dx.abs() <= window_px && dy.abs() <= window_px)
+            .then(|| ((dy + window_px) * span + dx + window_px) as usize)
+    };
+    let mut marked = vec![false; (span * span) as usize];
+    let mut seen: Vec<[i64; 2]> = Vec::new();
+    for p in seeds.filter(|&p| of_hue(p)) {
+        let c = cell(p)?;
+        if !marked[c] {
+            marked[c] = true;
+            seen.push(p);
+        }
+    }
+    let mut stack = seen.clone();
+    while let Some([x, y]) = stack.pop() {
+        for (dx, dy) in NEIGHBOURS {
+            let n = [x + dx, y + dy];
+            let at = cell(n);
+            if at.is_some_and(|c| marked[c]) || !of_hue(n) {
+                continue;
+            }
+            let c = at.filter(|_| seen.len() < most_px)?;
+            marked[c] = true;
+            seen.push(n);
+            stack.push(n);
+        }
+    }
+    (!seen.is_empty()).then_some(seen)
+}
+
+/// Blocks whose paint reads paler than their side's least saturation all over, side
+/// faces too: a paler paint, or satin under a lamp (on the photoreal frames, a blue
+/// block reads 0.41 to 0.47 saturated on its top and 0.28 to 0.37 on its side face,
+/// under the floor of 0.5). Such a block makes no blob of paint, and [`FaintTops`] never
+/// looks at it.
+///
+/// Each faint region of the coarse pass a block's size ([`faint_block_spots`]) has been
+/// read in full. The pixels of its side's hue (faint or paint) connected to it, more
+/// than [`FAINT_BLOCK_CLEAR_IN`] from every piece found, within 1.6 in of it and no more
+/// than a block's silhouette holds, are measured when they are mostly faint (paint read
+/// mostly in full is the first pass's to judge). A river's stretch between two bridges,
+/// or a roof, is ink of the same pale hue cut to a block's size: a block is kept only
+/// where it stands up ([`stands_up`]).
+fn faint_blocks(
+    faint: &FaintReader,
+    spots: &[(usize, [u32; 4])],
+    found: &[DetectedPiece],
+) -> Vec<DetectedPiece> {
+    let FaintReader {
+        plane,
+        classifier,
+        camera,
+        options,
+    } = *faint;
+    // How far around a spot's middle its block is looked for, in map-plane pixels: half
+    // a block's length, its end face and a margin.
+    const WINDOW_PX: i64 = 32;
+    // A block's silhouette, its top with its side and end faces, is at most 2.6 by
+    // 1.2 in: more pixels of the hue connected to the spot are ink that goes on.
+    const MOST_PX: usize = 1200;
+    let Some(block) = options.model.shape(UnitKind::Infantry) else {
+        return Vec::new();
+    };
+    let mut blocks: Vec<DetectedPiece> = Vec::new();
+    for &(side, [x0, y0, x1, y1]) in spots {
+        let centre = [
+            i64::from((x0 + x1) / 2 * COARSE_STEP),
+            i64::from((y0 + y1) / 2 * COARSE_STEP),
+        ];
+        let clear = |[x, y]: [i64; 2]| {
+            let at = [(x as f64 + 0.5) / PX_PER_IN, (y as f64 + 0.5) / PX_PER_IN];
+            found
+                .iter()
+                .chain(&blocks)
+                .all(|p| off_footprint_in(p, at) >= FAINT_BLOCK_CLEAR_IN)
+        };
+        let of_hue = |p: [i64; 2]| faint.of_side_hue(side, p) && clear(p);
+        // The spot's own reads of the coarse pass.
+        let step = i64::from(COARSE_STEP);
+        let reads = (y0..=y1)
+            .flat_map(|y| (x0..=x1).map(move |x| [i64::from(x) * step, i64::from(y) * step]));
+        let Some(seen) = flood_of_hue(reads, centre, WINDOW_PX, MOST_PX, of_hue) else {
+            continue;
+        };
+        let colour = &options.colours.sides[side];
+        let read = faint.measure(&seen, side);
+        blocks.extend(read.into_iter().filter(|piece| {
+            piece.kind == "block" && stands_up(piece, plane, classifier, colour, camera, block)
+        }));
+    }
+    blocks
+}
+
+/// How far from a piece found the pixels of a faint block are looked for, in inches:
+/// the blurred rim and the shade beside a piece's paint read faint.
+const FAINT_BLOCK_CLEAR_IN: f64 = 0.1;
+
+/// How far a point (map inches) lies outside a piece's footprint as read, in inches.
+fn off_footprint_in(piece: &DetectedPiece, at: [f64; 2]) -> f64 {
+    let d = [at[0] - piece.x_in, at[1] - piece.y_in];
+    let h = piece.heading_deg.to_radians();
+    let along = dot(d, [h.cos(), h.sin()]).abs() - 0.5 * piece.length_in;
+    let across = dot(d, [-h.sin(), h.cos()]).abs() - 0.5 * piece.width_in;
+    along.max(0.0).hypot(across.max(0.0))
+}
+
+/// How much darker than its top a block's painted side face toward the camera reads,
+/// at the least, for the block to be taken as standing: a face turned from a lamp
+/// overhead. On the photoreal frames the side faces beside washed-out tops read 0.68 to
+/// 0.82 of their top's brightness; ink is one flat colour.
+const SIDE_FACE_MOST_LIGHT: f64 = 0.9;
+
+/// Whether a block read at `piece` stands up there, as ink printed on the map cannot: a
+/// top `h` above the map shows on the plane pushed away from the point under the camera
+/// (see [`Silhouette`]), and the part of the footprint it leaves bare, toward the camera,
+/// is filled by the faces the camera sees from the side. At least half of that part is
+/// those faces: paint of the side's hue (to [`FAINT_HUE_SLACK_DEG`]: shade shifts it
+/// toward the map's), darker than the top by [`SIDE_FACE_MOST_LIGHT`] at the median; or
+/// the label on a block's back face, turned to the camera, as paper. Where the faces are
+/// too thin to read (within a few inches of the point under the camera) nothing shows
+/// the block standing, and it is not taken.
+fn stands_up(
+    piece: &DetectedPiece,
+    plane: &MapPlane,
+    classifier: &Classifier,
+    colour: &super::colour::SideColour,
+    (cam_x, cam_y, cam_h): (f64, f64, f64),
+    block: &crate::model::Shape,
+) -> bool {
+    let h = piece.heading_deg.to_radians();
+    // The block's front (its depth, as [`heading_of`] reads a heading) and its length.
+    let front = [h.sin(), -h.cos()];
+    let length = [h.cos(), h.sin()];
+    let depth = block.depth_in(piece.status);
+    let grow = top_grow(block.height_in(piece.status), cam_h);
+    let centre = [piece.x_in, piece.y_in];
+    let top_centre = [
+        cam_x + (centre[0] - cam_x) * (1.0 + grow),
+        cam_y + (centre[1] - cam_y) * (1.0 + grow),
+    ];
+    // Whether a point lies in a rectangle of the footprint's shape about `middle`, scaled
+    // and grown by `margin_in` (negative: shrunk) each way.
+    let within = |p: [f64; 2], middle: [f64; 2], scale: f64, margin_in: f64| {
+        let d = sub(p, middle);
+        dot(d, length).abs() <= 0.5 * block.frontage_in * scale + margin_in
+            && dot(d, front).abs() <= 0.5 * depth * scale + margin_in
+    };
+    // A pixel's margin keeps each blurred edge out of both.
+    let margin_in = 1.0 / PX_PER_IN;
+    let reach = 0.5 * block.frontage_in + depth;
+    let range =
+        |c: f64| ((c - reach) * PX_PER_IN).floor() as i64..=((c + reach) * PX_PER_IN) as i64;
+    let (mut top, mut faces) = (Vec::new(), Vec::new());
+    for y in range(piece.y_in) {
+        for x in range(piece.x_in) {
+            let Some(rgb) = plane.at_checked(x, y) else {
+                continue;
+            };
+            let p = [(x as f64 + 0.5) / PX_PER_IN, (y as f64 + 0.5) / PX_PER_IN];
+            if within(p, top_centre, 1.0 + grow, -margin_in) {
+                top.push(Hsv::from_rgb(rgb).v);
+            } else if within(p, centre, 1.0, -margin_in)
+                && !within(p, top_centre, 1.0 + grow, margin_in)
+            {
+                faces.push(rgb);
+            }
+        }
+    }
+    // At least a pixel's width of face along the block's length.
+    let least_px = (block.frontage_in * PX_PER_IN) as usize;
+    if faces.len() < least_px || top.len() < least_px {
+        return false;
+    }
+    let mut painted: Vec<f64> = faces
+        .iter()
+        .map(|&rgb| Hsv::from_rgb(rgb))
+        .filter(|c| {
+            c.s >= 0.1
+                && hue_distance(c.h, colour.hue_deg)
+                    <= colour.hue_tolerance_deg + FAINT_HUE_SLACK_DEG
+        })
+        .map(|c| c.v)
+        .collect();
+    let label = faces
+        .iter()
+        .filter(|&&rgb| classifier.class(rgb) == Class::Paper)
+        .count();
+    let median = |values: &mut Vec<f64>| {
+        let half = values.len() / 2;
+        nth_smallest(values, half)
+    };
+    let shaded =
+        !painted.is_empty() && median(&mut painted) <= SIDE_FACE_MOST_LIGHT * median(&mut top);
+    2 * (painted.len() + label) >= faces.len() && (shaded || 2 * label >= faces.len())
+}
+
+/// How far past its side's hue window a side face in shade may read, in degrees: dim
+/// and pale, it mixes with the map's colour at its edges (on the photoreal frames, a
+/// blue block's face reads 200 to 208 degrees against blue's window of 204 to 240).
+const FAINT_HUE_SLACK_DEG: f64 = 10.0;
 
 /// A lit top's paint can read paler than its side's least saturation: satin paint
 /// under a lamp overhead returns some of the light white, and the top, facing the lamp,
@@ -3568,10 +3810,11 @@ mod tests {
     use super::{
         Axes, Classifier, DetectOptions, DetectedPiece, Facing, FaintTops, MapPlane, PAPER,
         PX_PER_IN, PlaneSampler, Px, Silhouette, blobs_of, fit_shapes, not_ink, read_strip_again,
-        rim_side, top_grow, without_overlaps,
+        rim_side, stands_up, top_grow, without_overlaps,
     };
+
     use crate::sim;
-    use crate::table::Status;
+    use crate::table::{Status, UnitKind};
     use crate::vision::Calibration;
     use crate::vision::colour::ColourModel;
 
@@ -3823,6 +4066,62 @@ mod tests {
         let rim =
             |x: u32, y: u32| ((38..78).contains(&x) && (58..67).contains(&y)).then_some(WASHED);
         assert!(tops_with(&rim).is_empty());
+    }
+
+    /// A blue block 5 in from the map's edge at (5, 5) in, facing up the map (its length
+    /// along x), the camera 30 in up over (5, -10): its top, 0.75 in up, shows pushed
+    /// away by 15 x 0.75 / 29.25 = 0.385 in, 7.7 px, more than the block's depth, so
+    /// the whole footprint (rows 96.25 to 103.75) is filled by the face toward the
+    /// camera and the top lies on rows 103.85 to 111.5. Painted as a block (a pale top,
+    /// a darker face of its hue) it stands up, and so it does with its label on that
+    /// face; printed flat in one colour, or as a top alone with the map where the face
+    /// would be, it does not. Under the camera (its face a pixel thin) nothing shows it
+    /// standing.
+    #[test]
+    fn a_pale_block_stands_up_where_ink_does_not() {
+        const MAP: [u8; 3] = [200, 190, 150];
+        const PALE_TOP: [u8; 3] = [81, 112, 148];
+        const FACE: [u8; 3] = [68, 88, 102];
+        const LABEL: [u8; 3] = [235, 232, 225];
+        let stands = |top: [u8; 3], face: [u8; 3], camera: (f64, f64, f64)| {
+            builtin_options(|options| {
+                let w = 200u32;
+                let pixels = (0..w * w)
+                    .map(|i| {
+                        let (x, y) = (i % w, i / w);
+                        Some(match (x, y) {
+                            (81..=118, 96..=103) => face,
+                            (81..=118, 104..=111) => top,
+                            _ => MAP,
+                        })
+                    })
+                    .collect();
+                let plane = MapPlane { w, pixels };
+                let piece = DetectedPiece {
+                    kind: "block".into(),
+                    color: "blue".into(),
+                    x_in: 5.0,
+                    y_in: 5.0,
+                    heading_deg: 0.0,
+                    status: Status::Fresh,
+                    facing: Facing::Unknown,
+                    length_in: 1.875,
+                    width_in: 0.375,
+                    confidence: 1.0,
+                };
+                let classifier = Classifier::new(options.colours);
+                let block = options.model.shape(UnitKind::Infantry).unwrap();
+                let blue = &options.colours.sides[1];
+                assert_eq!(blue.name, "blue");
+                stands_up(&piece, &plane, &classifier, blue, camera, block)
+            })
+        };
+        let beside = (5.0, -10.0, 30.0);
+        assert!(stands(PALE_TOP, FACE, beside));
+        assert!(stands(PALE_TOP, LABEL, beside));
+        assert!(!stands(PALE_TOP, PALE_TOP, beside));
+        assert!(!stands(PALE_TOP, MAP, beside));
+        assert!(!stands(PALE_TOP, FACE, (5.0, 5.0, 30.0)));
     }
 
     /// A spent red block's label (32 x 12 px) in contact with a blue block along one long
