@@ -173,12 +173,16 @@ pub fn detect_sampled(
     // The tiles read in full, and the separate regions they make.
     let near_paint = grow(&paint, READ_MARGIN.into());
     let reference = options.reference.and_then(|r| r.match_to(&reads));
-    // With the empty map known, ink is told from pieces by it: no faint cube is looked for.
-    let faint_regions = if reference.is_none() {
-        faint_spans(&faint)
-    } else {
-        Vec::new()
-    };
+    // With the empty map known, a faint region is looked at only where its ink does not
+    // explain it.
+    if let Some(r) = &reference {
+        for &(x, y, rgb, bare) in &reads {
+            if bare && r.explains(x, y, rgb) {
+                faint.put_pixel(x / COARSE_STEP, y / COARSE_STEP, image::Luma([0]));
+            }
+        }
+    }
+    let faint_regions = faint_spans(&faint);
     let pale_cubes = faint_cube_spots(&faint_regions);
     let pale_blocks = faint_block_spots(&faint_regions);
     let mut read_tiles = image::GrayImage::new(tiles_w, tiles_h);
@@ -401,11 +405,14 @@ pub fn detect_sampled(
         })
         .collect();
     let mut pieces = drop_side_faces(found);
+    let is_ink =
+        |x: u32, y: u32, rgb: [u8; 3]| reference.as_ref().is_some_and(|r| r.explains(x, y, rgb));
     let faint = FaintReader {
         plane: &plane,
         classifier: &classifier,
         camera,
         options,
+        is_ink: &is_ink,
     };
     let cubes = faint_cubes(&faint, &pale_cubes, &pieces);
     pieces.extend(cubes);
@@ -1650,17 +1657,21 @@ struct FaintReader<'a> {
     classifier: &'a Classifier<'a>,
     camera: (f64, f64, f64),
     options: &'a DetectOptions<'a>,
+    /// Whether the empty map explains a colour read at a map-plane pixel as its ink.
+    is_ink: &'a dyn Fn(u32, u32, [u8; 3]) -> bool,
 }
 
 impl FaintReader<'_> {
-    /// Whether the pixel at `[x, y]` is of side `side`'s hue: its paint, or faint.
+    /// Whether the pixel at `[x, y]` is of side `side`'s hue, its paint or faint, and not
+    /// the map's ink as the empty map knows it.
     fn of_side_hue(&self, side: usize, [x, y]: [i64; 2]) -> bool {
-        self.plane
-            .at_checked(x, y)
-            .is_some_and(|rgb| match self.classifier.class(rgb) {
+        self.plane.at_checked(x, y).is_some_and(|rgb| {
+            let of_side = match self.classifier.class(rgb) {
                 Class::Side(s) | Class::Faint(s) => s == side,
                 _ => false,
-            })
+            };
+            of_side && !(self.is_ink)(x as u32, y as u32, rgb)
+        })
     }
 
     /// The pieces a faint region of side `side`'s hue (`seen`, its pixels) reads as, by
@@ -1758,6 +1769,7 @@ fn faint_blocks(
         classifier,
         camera,
         options,
+        ..
     } = *faint;
     // How far around a spot's middle its block is looked for, in map-plane pixels: half
     // a block's length, its end face and a margin.
