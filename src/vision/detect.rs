@@ -192,17 +192,12 @@ pub fn detect_sampled(
             read_tiles.put_pixel(tile_of(cx), tile_of(cy), image::Luma([255]));
         }
     }
-    for &(_, [cx, cy]) in &pale_cubes {
-        let last = |c: u32, size: u32| tile_of((c + FAINT_CUBE_READ).min(size - 1));
-        for ty in tile_of(cy.saturating_sub(FAINT_CUBE_READ))..=last(cy, coarse_h) {
-            for tx in tile_of(cx.saturating_sub(FAINT_CUBE_READ))..=last(cx, coarse_w) {
-                read_tiles.put_pixel(tx, ty, image::Luma([255]));
-            }
-        }
-    }
-    for &(_, [x0, y0, x1, y1]) in &pale_blocks {
-        let first = |c: u32| tile_of(c.saturating_sub(FAINT_CUBE_READ));
-        let last = |c: u32, size: u32| tile_of((c + FAINT_CUBE_READ).min(size - 1));
+    // Around each faint spot that may be a cube (its middle) or a block (its bounds).
+    let faint_spots = (pale_cubes.iter().map(|&(_, [cx, cy])| [cx, cy, cx, cy]))
+        .chain(pale_blocks.iter().map(|&(_, bounds)| bounds));
+    for [x0, y0, x1, y1] in faint_spots {
+        let first = |c: u32| tile_of(c.saturating_sub(FAINT_SPOT_READ));
+        let last = |c: u32, size: u32| tile_of((c + FAINT_SPOT_READ).min(size - 1));
         for ty in first(y0)..=last(y1, coarse_h) {
             for tx in first(x0)..=last(x1, coarse_w) {
                 read_tiles.put_pixel(tx, ty, image::Luma([255]));
@@ -324,6 +319,8 @@ pub fn detect_sampled(
         .flat_map(|(crop, [tx0, ty0, ..])| blobs_of(crop, tx0 * TILE_PX, ty0 * TILE_PX))
         .collect();
     let camera = calib.camera_over();
+    let is_ink =
+        |x: u32, y: u32, rgb: [u8; 3]| reference.as_ref().is_some_and(|r| r.explains(x, y, rgb));
     // Marks for the washed-out tops looked for beside pieces' paint (see [`FaintTops`]).
     let mut faint_tops = FaintTops::new(&plane);
     // Any blob, or paper alone, may hold a spent block found by its label.
@@ -331,9 +328,6 @@ pub fn detect_sampled(
     let found = blobs
         .iter()
         .flat_map(|(side, blob)| {
-            let is_ink = |x: u32, y: u32, rgb: [u8; 3]| {
-                reference.as_ref().is_some_and(|r| r.explains(x, y, rgb))
-            };
             let labels = spent_by_label(blob, &plane, camera, options, &is_ink);
             let pieces = side.map_or_else(Vec::new, |side| {
                 let name = &options.colours.sides[side].name;
@@ -405,8 +399,6 @@ pub fn detect_sampled(
         })
         .collect();
     let mut pieces = drop_side_faces(found);
-    let is_ink =
-        |x: u32, y: u32, rgb: [u8; 3]| reference.as_ref().is_some_and(|r| r.explains(x, y, rgb));
     let faint = FaintReader {
         plane: &plane,
         classifier: &classifier,
@@ -1528,8 +1520,9 @@ const FAINT_SCALE: f64 = 0.8;
 /// this each way (0.6 in: a cube's top with its side face).
 const FAINT_CUBE_COARSE: u32 = 3;
 
-/// Tiles within this many coarse pixels of a faint cube's spot are read in full.
-const FAINT_CUBE_READ: u32 = 3;
+/// Tiles within this many coarse pixels of a faint spot that may be a cube or a block are
+/// read in full.
+const FAINT_SPOT_READ: u32 = 3;
 
 /// The coarse pass's faint regions, each as its side and its bounds (first and last
 /// coarse column and row).
