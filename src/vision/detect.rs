@@ -1593,7 +1593,6 @@ fn faint_cubes(
     const MOST_PX: usize = 144;
     // The ring around a cube that must be bare of its hue: from 2 to 4 px out.
     const RING: std::ops::RangeInclusive<i64> = 2..=4;
-    let of_side = |x: i64, y: i64, side: usize| faint.of_side_hue(side, [x, y]);
     let mut cubes: Vec<DetectedPiece> = Vec::new();
     for &(side, [cx, cy]) in spots {
         let centre = [i64::from(cx * COARSE_STEP), i64::from(cy * COARSE_STEP)];
@@ -1606,7 +1605,7 @@ fn faint_cubes(
         if !found.iter().chain(&cubes).all(clear) {
             continue;
         }
-        let of_hue = |[x, y]: [i64; 2]| of_side(x, y, side);
+        let of_hue = |p: [i64; 2]| faint.of_side_hue(side, p);
         let around =
             (-2..=2).flat_map(|dy| (-2..=2).map(move |dx| [centre[0] + dx, centre[1] + dy]));
         let Some(seen) = flood_of_hue(around, centre, WINDOW_PX, MOST_PX, of_hue) else {
@@ -1632,7 +1631,7 @@ fn faint_cubes(
         let ring_hue = (y0 - outer..=y1 + outer)
             .flat_map(|y| (x0 - outer..=x1 + outer).map(move |x| [x, y]))
             .filter(|&p| !near(p, *RING.start() - 1) && near(p, outer))
-            .filter(|&[x, y]| of_side(x, y, side))
+            .filter(|&p| of_hue(p))
             .count();
         if ring_hue > 0 {
             continue;
@@ -1779,11 +1778,21 @@ fn faint_blocks(
             i64::from((x0 + x1) / 2 * COARSE_STEP),
             i64::from((y0 + y1) / 2 * COARSE_STEP),
         ];
+        // The pieces that may lie within the clearance of a pixel the flood can reach
+        // (one within the window): those farther off, by their half-diagonal, cannot.
+        let window_in = (WINDOW_PX as f64 + 1.0) * std::f64::consts::SQRT_2 / PX_PER_IN;
+        let middle_in = [centre[0] as f64 / PX_PER_IN, centre[1] as f64 / PX_PER_IN];
+        let near: Vec<&DetectedPiece> = found
+            .iter()
+            .chain(&blocks)
+            .filter(|p| {
+                let reach = window_in + FAINT_BLOCK_CLEAR_IN + 0.5 * p.length_in.hypot(p.width_in);
+                (p.x_in - middle_in[0]).hypot(p.y_in - middle_in[1]) <= reach
+            })
+            .collect();
         let clear = |[x, y]: [i64; 2]| {
             let at = [(x as f64 + 0.5) / PX_PER_IN, (y as f64 + 0.5) / PX_PER_IN];
-            found
-                .iter()
-                .chain(&blocks)
+            near.iter()
                 .all(|p| off_footprint_in(p, at) >= FAINT_BLOCK_CLEAR_IN)
         };
         let of_hue = |p: [i64; 2]| faint.of_side_hue(side, p) && clear(p);
