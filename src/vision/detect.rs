@@ -4227,17 +4227,8 @@ mod tests {
         assert!(tops_with(&rim).is_empty());
     }
 
-    /// A blue block 5 in from the map's edge at (5, 5) in, facing up the map (its length
-    /// along x), the camera 30 in up over (5, -10): its top, 0.75 in up, shows pushed
-    /// away by 15 x 0.75 / 29.25 = 0.385 in, 7.7 px, more than the block's depth, so
-    /// the whole footprint (rows 96.25 to 103.75) is filled by the face toward the
-    /// camera and the top lies on rows 103.85 to 111.5. Painted as a block (a pale top,
-    /// a darker face of its hue) it stands up, and so it does with its label on that
-    /// face; printed flat in one colour, or as a top alone with the map where the face
-    /// would be, it does not. Under the camera (its face a pixel thin) nothing shows it
-    /// standing.
-    /// A cube 13 in from the point under the camera, turned 30 degrees to the way it
-    /// lies: its top (7.5 map-plane pixels, 0.375 in, grown by 1.25 %) shows pushed
+    /// A cube 15 in from the point under the camera, turned 30 degrees on the map:
+    /// its top (7.5 map-plane pixels, 0.375 in, grown by 1.25 %) shows pushed
     /// 3.7 px away from its footprint. Whether the side faces between read as lit paint
     /// or not, the footprint's middle is found to 0.6 px (0.03 in: the extents' 2nd and
     /// 98th percentiles, which keep a stray pixel out, trim a turned top's far corner
@@ -4306,7 +4297,7 @@ mod tests {
     /// part's paint took in. The camera is 30 in up over (5, 2.5) in, so the top, 38.5
     /// px long, ends at the seam's middle (79.5): its middle at 60.25 px, 61.24 px once
     /// taken down to the map (3.062 in). With no seam showing, the top is read to the
-    /// lit paint's end (82.5), and 0.17 in farther.
+    /// lit paint's end (83), and 0.17 in farther.
     #[test]
     fn a_part_of_a_line_ends_at_the_seam_its_paint_runs_past() {
         const MAP: [u8; 3] = [200, 190, 150];
@@ -4353,6 +4344,15 @@ mod tests {
         assert!((no_seam - 3.233).abs() < 0.02, "{no_seam}");
     }
 
+    /// A blue block 5 in from the map's edge at (5, 5) in, facing up the map (its length
+    /// along x), the camera 30 in up over (5, -10): its top, 0.75 in up, shows pushed
+    /// away by 15 x 0.75 / 29.25 = 0.385 in, 7.7 px, more than the block's depth, so
+    /// the whole footprint (rows 96.25 to 103.75) is filled by the face toward the
+    /// camera and the top lies on rows 103.85 to 111.5. Painted as a block (a pale top,
+    /// a darker face of its hue) it stands up, and so it does with its label on that
+    /// face; printed flat in one colour, or as a top alone with the map where the face
+    /// would be, it does not. Under the camera (its face a pixel thin) nothing shows it
+    /// standing.
     #[test]
     fn a_pale_block_stands_up_where_ink_does_not() {
         const MAP: [u8; 3] = [200, 190, 150];
