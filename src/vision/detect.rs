@@ -1408,18 +1408,12 @@ fn top_step(
     [far, near]: [f64; 2],
     top_px: f64,
 ) -> Option<f64> {
-    let (across, from, to) = band;
     let inward = if near > far { 1.0 } else { -1.0 };
     let seen = (near - far).abs();
     // Each paint pixel's depth in from the far edge, and its brightness, by depth.
-    let mut tones: Vec<(f64, f64)> = blob
-        .iter()
-        .filter(|p| !p.paper && (from..=to).contains(&dot(sub(p.centre(), centre), across)))
-        .filter_map(|p| {
-            let depth = (dot(sub(p.centre(), centre), unit) - far) * inward;
-            let v = Hsv::from_rgb(plane.at(p.x, p.y)?).v;
-            (0.0..=seen).contains(&depth).then_some((depth, v))
-        })
+    let mut tones: Vec<(f64, f64)> = paint_tones(blob, plane, centre, unit, band)
+        .map(|(at, v)| ((at - far) * inward, v))
+        .filter(|(depth, _)| (0.0..=seen).contains(depth))
         .collect();
     tones.sort_by(|a, b| a.0.total_cmp(&b.0));
     let median_in = |from: f64, to: f64| {
@@ -1450,6 +1444,24 @@ fn top_step(
         depth += 1.0;
     }
     None
+}
+
+/// A blob's paint within `band` (an axis, and the stretch of it), as each pixel's offset
+/// from `centre` along `unit` and its brightness (HSV value): what a step in brightness
+/// along a top is looked for in ([`top_step`], [`seam_near`]).
+fn paint_tones<'a>(
+    blob: &'a [Px],
+    plane: &'a MapPlane,
+    centre: [f64; 2],
+    unit: [f64; 2],
+    (across, from, to): ([f64; 2], f64, f64),
+) -> impl Iterator<Item = (f64, f64)> + 'a {
+    blob.iter()
+        .filter(move |p| !p.paper && (from..=to).contains(&dot(sub(p.centre(), centre), across)))
+        .filter_map(move |p| {
+            let v = Hsv::from_rgb(plane.at(p.x, p.y)?).v;
+            Some((dot(sub(p.centre(), centre), unit), v))
+        })
 }
 
 /// How far short of a top's size from its far edge its step in brightness may lie, in
@@ -2345,17 +2357,16 @@ fn seam_near(
     // Each step's brightnesses, and where along the axis its pixels lie.
     let mut tones: Vec<Vec<f64>> = vec![Vec::new(); steps];
     let mut along: Vec<f64> = vec![0.0; steps];
-    for p in blob.iter().filter(|p| !p.paper) {
-        let d = sub(p.centre(), axes.centre);
-        if !(from..=to).contains(&dot(d, axes.normal)) {
-            continue;
-        }
-        let a = dot(d, axes.along);
+    for (a, v) in paint_tones(
+        blob,
+        plane,
+        axes.centre,
+        axes.along,
+        (axes.normal, from, to),
+    ) {
         let step = (a - first).floor();
-        if (0.0..steps as f64).contains(&step)
-            && let Some(rgb) = plane.at(p.x, p.y)
-        {
-            tones[step as usize].push(Hsv::from_rgb(rgb).v);
+        if (0.0..steps as f64).contains(&step) {
+            tones[step as usize].push(v);
             along[step as usize] += a;
         }
     }
