@@ -778,6 +778,8 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     // top lies (when its blob, measured in parts, did not show it), 51 after, 57 once a
     // spent block's was read again at its ends, 59 once a washed-out top was read.
     assert!(strips_read >= 58, "{figures}");
-    assert!(strip_p95 <= 4.0, "{figures}");
+    // 3.46 before a spent block in melee took its axes from its label's clean edge
+    // (three such blocks read 3.1 to 6.2 deg off), 1.72 after.
+    assert!(strip_p95 <= 2.0, "{figures}");
     assert!(status >= 0.98, "{figures}");
 }

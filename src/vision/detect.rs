@@ -3141,7 +3141,12 @@ fn measure(
                 None => (0.0, Facing::Unknown),
             }
         }
-        sign => block_heading(sign, &axes, facing_away),
+        sign => {
+            let refined = (fit.status == Status::Spent)
+                .then(|| label_axes(&labels(blob).collect::<Vec<_>>(), &axes))
+                .flatten();
+            block_heading(sign, refined.as_ref().unwrap_or(&axes), facing_away)
+        }
     };
     Some((
         DetectedPiece {
@@ -3159,6 +3164,50 @@ fn measure(
         bright,
     ))
 }
+
+/// A spent block's axes from its label's long edges, where the blob's own axes have
+/// been turned by paint or paper that is not its top's: in melee the enemy's facing
+/// strip blurs into the label along one edge, and the principal axes of the blob's lit
+/// paint and label together turn toward it (on the photoreal frames, two pairs of spent
+/// blocks in melee read 3 to 6 degrees off by it; on the market-town map, labels whose
+/// strip's paper ran into the pale map beside them up to 5). A label's long edges are
+/// straight lines a label long: each is fitted ([`straight_edge`]). Where both fit and
+/// agree within [`LABEL_EDGES_AGREE_DEG`], their mean is the label's direction; where
+/// one fits and the other does not (it runs into the enemy's strip), the one that fits.
+/// Where both fit and disagree, neither is straight enough to overrule the axes. An
+/// edge of 20-odd pixel columns reads its direction to about 0.7 degrees, and a clean
+/// blob's axes read better, so the edges are taken only where they turn from the axes
+/// by more than [`LABEL_AXES_OFF_DEG`]. `None`: the blob's axes stand.
+fn label_axes(label: &[[f64; 2]], axes: &Axes) -> Option<Axes> {
+    let edges = [-1.0, 1.0].map(|outward| straight_edge(label, axes, outward));
+    let along = match edges {
+        [Some(a), Some(b)] if turn_deg(a.along, b.along) <= LABEL_EDGES_AGREE_DEG => {
+            let b_along = scale(b.along, dot(a.along, b.along).signum());
+            let sum = [a.along[0] + b_along[0], a.along[1] + b_along[1]];
+            scale(sum, 1.0 / sum[0].hypot(sum[1]))
+        }
+        [Some(edge), None] | [None, Some(edge)] => edge.along,
+        _ => return None,
+    };
+    (turn_deg(along, axes.along) > LABEL_AXES_OFF_DEG).then_some(Axes {
+        centre: axes.centre,
+        along,
+        normal: [-along[1], along[0]],
+    })
+}
+
+/// The angle between two lines' unit directions, degrees (0 to 90).
+fn turn_deg(a: [f64; 2], b: [f64; 2]) -> f64 {
+    dot(a, b).abs().min(1.0).acos().to_degrees()
+}
+
+/// How far apart a label's two long edges may turn and still be read as one direction,
+/// degrees: twice what one edge reads to.
+const LABEL_EDGES_AGREE_DEG: f64 = 1.5;
+
+/// How far a label's edges must turn from its blob's axes to be taken instead, degrees:
+/// three times what one edge reads to.
+const LABEL_AXES_OFF_DEG: f64 = 2.0;
 
 /// A cube's footprint middle from its lit top (`lit`, map-plane pixel centres round
 /// `centre`), with the point under the camera at `nadir` and the top taken down to the
@@ -3425,18 +3474,97 @@ fn labels_side_by_side(
     let (one, other): (Vec<[f64; 2]>, Vec<[f64; 2]>) = region
         .into_iter()
         .partition(|p| dot(sub(*p, centre), across) < at);
-    [one, other]
+    [(one, -1.0), (other, 1.0)]
         .into_iter()
-        .filter(|half| !half.is_empty())
-        .map(|half| {
-            let axes = Axes {
+        .filter(|(half, _)| !half.is_empty())
+        .map(|(half, outward)| {
+            let cut_axes = Axes {
                 centre: centroid(&half),
                 along: [across[1], -across[0]],
                 normal: across,
             };
+            // The cut runs a few degrees off the labels' where the blocks stand offset
+            // along their length (two spent blocks in melee on the photoreal frames read
+            // 3 degrees off by it): each label's outer edge, away from the cut, is its
+            // own, and is taken where it turns from the cut by more than it reads to
+            // (see [`label_axes`]).
+            let axes = straight_edge(&half, &cut_axes, outward)
+                .filter(|edge| turn_deg(edge.along, cut_axes.along) > LABEL_AXES_OFF_DEG)
+                .unwrap_or(cut_axes);
             (half, Some(axes))
         })
         .collect()
+}
+
+/// A label's axes from one of its long edges. A label is a paper rectangle, its long
+/// edges straight lines: they give its axes where paint or paper beside it has turned
+/// the axes it was read on (`approx`).
+///
+/// `outward` is the sign, on `approx.normal`, of the edge's side. Along the middle of
+/// the label (its ends' corners left out), each pixel column's outermost paper is an
+/// edge point, and a line is fitted to them by least squares. `None` where too few
+/// columns are read, or they lie farther than a blurred pixel from a line, or it turns
+/// more than [`SEAM_TURN_DEG`] from `approx`: no straight edge shows there.
+fn straight_edge(label: &[[f64; 2]], approx: &Axes, outward: f64) -> Option<Axes> {
+    // Most of the 19 columns a label's middle gives at 20 px an inch: fewer fit no line.
+    const LEAST_COLUMNS: usize = 12;
+    if label.len() < LEAST_COLUMNS {
+        return None;
+    }
+    let (low, high) = extent(label, approx.centre, approx.along);
+    // A fifth of the length at each end, where a corner, a rounded print or the next
+    // label's corner may lie.
+    let margin = 0.2 * (high - low);
+    let columns = ((high - low - 2.0 * margin).floor() as usize).max(1);
+    let mut outermost = vec![f64::NEG_INFINITY; columns];
+    for p in label {
+        let d = sub(*p, approx.centre);
+        let t = dot(d, approx.along) - (low + margin);
+        if t < 0.0 {
+            continue;
+        }
+        if let Some(column) = outermost.get_mut(t as usize) {
+            *column = column.max(outward * dot(d, approx.normal));
+        }
+    }
+    let points: Vec<[f64; 2]> = outermost
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.is_finite())
+        .map(|(i, &n)| [i as f64 + 0.5, n])
+        .collect();
+    if points.len() < LEAST_COLUMNS {
+        return None;
+    }
+    let count = points.len() as f64;
+    let [mean_t, mean_n] = centroid(&points);
+    let (mut stt, mut stn) = (0.0, 0.0);
+    for [t, n] in &points {
+        stt += (t - mean_t) * (t - mean_t);
+        stn += (t - mean_t) * (n - mean_n);
+    }
+    let slope = stn / stt;
+    let misfit = (points
+        .iter()
+        .map(|[t, n]| (n - mean_n - slope * (t - mean_t)).powi(2))
+        .sum::<f64>()
+        / count)
+        .sqrt();
+    if misfit > EDGE_BLUR_PX || slope.atan().abs() > f64::from(SEAM_TURN_DEG).to_radians() {
+        return None;
+    }
+    // The edge turns by `slope` outward per pixel along: as a direction on the plane.
+    let turn = outward * slope;
+    let along = [
+        approx.along[0] + turn * approx.normal[0],
+        approx.along[1] + turn * approx.normal[1],
+    ];
+    let along = scale(along, 1.0 / along[0].hypot(along[1]));
+    Some(Axes {
+        centre: approx.centre,
+        along,
+        normal: [-along[1], along[0]],
+    })
 }
 
 /// A paper region cut where it is a label with facing strips or other labels end to end
@@ -4559,15 +4687,12 @@ mod tests {
         assert_eq!(whole[0].len(), pixels, "a label alone is left whole");
     }
 
-    /// Two labels (1.6 x 0.6 in, 32 x 12 px) of spent blocks flank to flank, turned 46
-    /// degrees, 0.75 in apart across and 0.4 in offset along, with two thirds of the
-    /// 0.15 in gap between them read as paper: one region, cut into the two labels. Each
-    /// part is a label's size along the cut's axes (within a blurred pixel or two) and
-    /// holds one label's middle. Without the cut the region is 2.0 in long and 1.35
-    /// wide, no label.
-    #[test]
-    fn two_labels_side_by_side_are_cut_apart() {
-        let t = 46.0_f64.to_radians();
+    /// Two labels (1.6 x 0.6 in, 32 x 12 px) of spent blocks flank to flank, turned
+    /// `turn_deg`, 0.75 in apart across and 0.4 in offset along, with two thirds of the
+    /// 0.15 in gap between them read as paper: one paper region, and the two labels'
+    /// middles.
+    fn two_labels_flank_to_flank(turn_deg: f64) -> (Vec<[f64; 2]>, [[f64; 2]; 2]) {
+        let t = turn_deg.to_radians();
         let (along, across) = ([t.cos(), t.sin()], [-t.sin(), t.cos()]);
         let at = |u: f64, v: f64| {
             [
@@ -4598,6 +4723,16 @@ mod tests {
                 }
             }
         }
+        (region, middles)
+    }
+
+    /// Two labels flank to flank, turned 46 degrees: one region, cut into the two
+    /// labels. Each part is a label's size along its axes (within a blurred pixel or
+    /// two) and holds one label's middle. Without the cut the region is 2.0 in long and
+    /// 1.35 wide, no label.
+    #[test]
+    fn two_labels_side_by_side_are_cut_apart() {
+        let (region, middles) = two_labels_flank_to_flank(46.0);
         let parts = super::labels_side_by_side(region, 0.75 * 1.013);
         assert_eq!(parts.len(), 2, "two labels");
         for (part, axes) in &parts {
@@ -4612,6 +4747,69 @@ mod tests {
                 .filter(|m| part.iter().any(|p| (p[0] - m[0]).hypot(p[1] - m[1]) < 0.75));
             assert_eq!(holds.count(), 1, "one label's middle");
         }
+    }
+
+    /// Two labels flank to flank, offset 0.4 in along, at several turns: each label's
+    /// axes are within 2 degrees of its own. The cut between them follows the direction
+    /// across which the offset pair is thinnest, in whole degrees, and runs up to 4
+    /// degrees off (at 0 degrees; two spent blocks in melee read 3 off on the photoreal
+    /// frames); each label's outer edge, read to about 0.7 degrees, is taken where it
+    /// turns from the cut by more than 2.
+    #[test]
+    fn each_of_two_labels_side_by_side_takes_its_axes_from_its_outer_edge() {
+        for turn_deg in [0.0, 17.0, 46.0, 103.0, 161.0] {
+            let (region, _) = two_labels_flank_to_flank(turn_deg);
+            let parts = super::labels_side_by_side(region, 0.75 * 1.013);
+            assert_eq!(parts.len(), 2, "two labels at {turn_deg} deg");
+            for (_, axes) in &parts {
+                let axes = axes.as_ref().expect("the labels' axes");
+                let read = axes.along[1].atan2(axes.along[0]).to_degrees();
+                let off = (read - turn_deg + 90.0).rem_euclid(180.0) - 90.0;
+                assert!(
+                    off.abs() <= 2.0 + 1e-9,
+                    "at {turn_deg} deg read {read:.2}, {off:.2} off"
+                );
+            }
+        }
+    }
+
+    /// A spent block's label (1.6 x 0.6 in, 32 x 12 px) turned 28 degrees, with the
+    /// enemy's facing strip (3 px wide) blurred into half of one long edge, as in melee.
+    /// The principal axes of label and strip turn toward the strip by degrees; the
+    /// label's clean edge gives its direction to half a degree. A clean label keeps the
+    /// axes it was read on (`None`).
+    #[test]
+    fn a_label_in_melee_takes_its_axes_from_its_clean_edge() {
+        let turn_deg = 28.0_f64;
+        let t = turn_deg.to_radians();
+        let (along, across) = ([t.cos(), t.sin()], [-t.sin(), t.cos()]);
+        let paper = |with_strip: bool| {
+            let mut region = Vec::new();
+            for y in 150..250 {
+                for x in 150..250 {
+                    let p = [f64::from(x) + 0.5, f64::from(y) + 0.5];
+                    let d = [p[0] - 200.0, p[1] - 200.0];
+                    let (u, v) = (super::dot(d, along), super::dot(d, across));
+                    let label = u.abs() <= 16.0 && v.abs() <= 6.0;
+                    let strip = (6.0..=16.0).contains(&u) && (6.0..=12.0).contains(&v);
+                    if label || (with_strip && strip) {
+                        region.push(p);
+                    }
+                }
+            }
+            region
+        };
+        let direction = |axes: &super::Axes| {
+            let read = axes.along[1].atan2(axes.along[0]).to_degrees();
+            (read - turn_deg + 90.0).rem_euclid(180.0) - 90.0
+        };
+        let in_melee = paper(true);
+        let turned = super::principal_axes(&in_melee);
+        assert!(direction(&turned).abs() > 3.0, "{:.2}", direction(&turned));
+        let axes = super::label_axes(&in_melee, &turned).expect("the clean edge");
+        assert!(direction(&axes).abs() <= 0.5, "{:.2} off", direction(&axes));
+        let clean = paper(false);
+        assert!(super::label_axes(&clean, &super::principal_axes(&clean)).is_none());
     }
 
     /// Two pieces never stand in one place: on photoreal b09 a red block's lit front
