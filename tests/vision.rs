@@ -680,7 +680,7 @@ fn a_kept_sampler_reads_a_frame_as_a_new_one_does() {
 /// printed maps, stickers on every block; see its README). Each is read by `aide detect
 /// --camera-file` and scored here against its truth. The floors are what the detector
 /// reaches today (2026-11-26), a little below, so that a change that loses ground fails;
-/// the targets for centre p95 (0.06 in) and heading p95 (2 deg) are not met yet.
+/// the target for centre p95 (0.06 in) is not met yet.
 #[test]
 fn frames_from_another_renderer_are_read_above_todays_floors() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vision-photoreal");
@@ -779,7 +779,8 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     // spent block's was read again at its ends, 59 once a washed-out top was read.
     assert!(strips_read >= 58, "{figures}");
     // 3.46 before a spent block in melee took its axes from its label's clean edge
-    // (three such blocks read 3.1 to 6.2 deg off), 1.72 after.
-    assert!(strip_p95 <= 2.0, "{figures}");
+    // (three such blocks read 3.1 to 6.2 deg off), 1.72 after, 1.37 once a standing
+    // block's were mended from its top's edges too (two read 2.5 and 3.8 deg off).
+    assert!(strip_p95 <= 1.5, "{figures}");
     assert!(status >= 0.98, "{figures}");
 }

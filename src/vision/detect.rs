@@ -3142,9 +3142,18 @@ fn measure(
             }
         }
         sign => {
-            let refined = (fit.status == Status::Spent)
-                .then(|| label_axes(&labels(blob).collect::<Vec<_>>(), &axes))
-                .flatten();
+            // A spent block's label, or a standing block's lit top along the length
+            // the block's top shows (a part of a line has a cut for an end, and its
+            // axes are the line's).
+            let refined = if fit.status == Status::Spent {
+                edge_axes(&labels(blob).collect::<Vec<_>>(), &axes, None)
+            } else if cut.is_none() {
+                let top_a = sil.nadir[0] + (centre_a - sil.nadir[0]) * (1.0 + grow);
+                let half = 0.5 * frontage_px * (1.0 + grow);
+                edge_axes(&top, &axes, Some((top_a - half, top_a + half)))
+            } else {
+                None
+            };
             block_heading(sign, refined.as_ref().unwrap_or(&axes), facing_away)
         }
     };
@@ -3165,23 +3174,26 @@ fn measure(
     ))
 }
 
-/// A spent block's axes from its label's long edges, where the blob's own axes have
-/// been turned by paint or paper that is not its top's: in melee the enemy's facing
-/// strip blurs into the label along one edge, and the principal axes of the blob's lit
-/// paint and label together turn toward it (on the photoreal frames, two pairs of spent
-/// blocks in melee read 3 to 6 degrees off by it; on the market-town map, labels whose
-/// strip's paper ran into the pale map beside them up to 5). A label's long edges are
-/// straight lines a label long: each is fitted ([`straight_edge`]). Where both fit and
-/// agree within [`LABEL_EDGES_AGREE_DEG`], their mean is the label's direction; where
-/// one fits and the other does not (it runs into the enemy's strip), the one that fits.
+/// A block's axes from the long edges of its label (spent) or its lit top (standing),
+/// where the blob's own axes have been turned by paint or paper that is not its top's.
+/// In melee the enemy's facing strip blurs into a spent block's label along one edge,
+/// and the principal axes of the blob's paint and label together turn toward it (on
+/// the photoreal frames, two pairs of spent blocks in melee read 3 to 6 degrees off by
+/// it; on the market-town map, labels whose strip's paper ran into the pale map beside
+/// them up to 5); a standing block's back label or a neighbour's paint joined to its
+/// blob turns them too (two photoreal blocks, 2.5 and 3.8 degrees). A label's and a
+/// top's long edges are straight lines: each is fitted ([`straight_edge`]) along
+/// `span` (offsets on `axes.along`; the points' own extent if `None`). Where both fit
+/// and agree within [`EDGES_AGREE_DEG`], their mean is the block's direction; where one
+/// fits and the other does not (it runs into the enemy's paper), the one that fits.
 /// Where both fit and disagree, neither is straight enough to overrule the axes. An
 /// edge of 20-odd pixel columns reads its direction to about 0.7 degrees, and a clean
 /// blob's axes read better, so the edges are taken only where they turn from the axes
-/// by more than [`LABEL_AXES_OFF_DEG`]. `None`: the blob's axes stand.
-fn label_axes(label: &[[f64; 2]], axes: &Axes) -> Option<Axes> {
-    let edges = [-1.0, 1.0].map(|outward| straight_edge(label, axes, outward));
+/// by more than [`EDGES_OFF_DEG`]. `None`: the blob's axes stand.
+fn edge_axes(points: &[[f64; 2]], axes: &Axes, span: Option<(f64, f64)>) -> Option<Axes> {
+    let edges = [-1.0, 1.0].map(|outward| straight_edge(points, axes, outward, span));
     let along = match edges {
-        [Some(a), Some(b)] if turn_deg(a.along, b.along) <= LABEL_EDGES_AGREE_DEG => {
+        [Some(a), Some(b)] if turn_deg(a.along, b.along) <= EDGES_AGREE_DEG => {
             let b_along = scale(b.along, dot(a.along, b.along).signum());
             let sum = [a.along[0] + b_along[0], a.along[1] + b_along[1]];
             scale(sum, 1.0 / sum[0].hypot(sum[1]))
@@ -3189,7 +3201,7 @@ fn label_axes(label: &[[f64; 2]], axes: &Axes) -> Option<Axes> {
         [Some(edge), None] | [None, Some(edge)] => edge.along,
         _ => return None,
     };
-    (turn_deg(along, axes.along) > LABEL_AXES_OFF_DEG).then_some(Axes {
+    (turn_deg(along, axes.along) > EDGES_OFF_DEG).then_some(Axes {
         centre: axes.centre,
         along,
         normal: [-along[1], along[0]],
@@ -3201,13 +3213,13 @@ fn turn_deg(a: [f64; 2], b: [f64; 2]) -> f64 {
     dot(a, b).abs().min(1.0).acos().to_degrees()
 }
 
-/// How far apart a label's two long edges may turn and still be read as one direction,
+/// How far apart a block's two long edges may turn and still be read as one direction,
 /// degrees: twice what one edge reads to.
-const LABEL_EDGES_AGREE_DEG: f64 = 1.5;
+const EDGES_AGREE_DEG: f64 = 1.5;
 
-/// How far a label's edges must turn from its blob's axes to be taken instead, degrees:
+/// How far a block's edges must turn from its blob's axes to be taken instead, degrees:
 /// three times what one edge reads to.
-const LABEL_AXES_OFF_DEG: f64 = 2.0;
+const EDGES_OFF_DEG: f64 = 2.0;
 
 /// A cube's footprint middle from its lit top (`lit`, map-plane pixel centres round
 /// `centre`), with the point under the camera at `nadir` and the top taken down to the
@@ -3487,37 +3499,43 @@ fn labels_side_by_side(
             // along their length (two spent blocks in melee on the photoreal frames read
             // 3 degrees off by it): each label's outer edge, away from the cut, is its
             // own, and is taken where it turns from the cut by more than it reads to
-            // (see [`label_axes`]).
-            let axes = straight_edge(&half, &cut_axes, outward)
-                .filter(|edge| turn_deg(edge.along, cut_axes.along) > LABEL_AXES_OFF_DEG)
+            // (see [`edge_axes`]).
+            let axes = straight_edge(&half, &cut_axes, outward, None)
+                .filter(|edge| turn_deg(edge.along, cut_axes.along) > EDGES_OFF_DEG)
                 .unwrap_or(cut_axes);
             (half, Some(axes))
         })
         .collect()
 }
 
-/// A label's axes from one of its long edges. A label is a paper rectangle, its long
-/// edges straight lines: they give its axes where paint or paper beside it has turned
-/// the axes it was read on (`approx`).
+/// A block's axes from one long edge of its label or lit top (`points`): a rectangle,
+/// its long edges straight lines, which give its axes where paint or paper beside it
+/// has turned the axes it was read on (`approx`).
 ///
 /// `outward` is the sign, on `approx.normal`, of the edge's side. Along the middle of
-/// the label (its ends' corners left out), each pixel column's outermost paper is an
-/// edge point, and a line is fitted to them by least squares. `None` where too few
-/// columns are read, or they lie farther than a blurred pixel from a line, or it turns
-/// more than [`SEAM_TURN_DEG`] from `approx`: no straight edge shows there.
-fn straight_edge(label: &[[f64; 2]], approx: &Axes, outward: f64) -> Option<Axes> {
+/// `span` (offsets on `approx.along`; the points' extent if `None`), its ends' corners
+/// left out, each pixel column's outermost point is an edge point, and a line is fitted
+/// to them by least squares. `None` where too few columns are read, or they lie farther
+/// than a blurred pixel from a line, or it turns more than [`SEAM_TURN_DEG`] from
+/// `approx`: no straight edge shows there.
+fn straight_edge(
+    points: &[[f64; 2]],
+    approx: &Axes,
+    outward: f64,
+    span: Option<(f64, f64)>,
+) -> Option<Axes> {
     // Most of the 19 columns a label's middle gives at 20 px an inch: fewer fit no line.
     const LEAST_COLUMNS: usize = 12;
-    if label.len() < LEAST_COLUMNS {
+    if points.len() < LEAST_COLUMNS {
         return None;
     }
-    let (low, high) = extent(label, approx.centre, approx.along);
+    let (low, high) = span.unwrap_or_else(|| extent(points, approx.centre, approx.along));
     // A fifth of the length at each end, where a corner, a rounded print or the next
     // label's corner may lie.
     let margin = 0.2 * (high - low);
     let columns = ((high - low - 2.0 * margin).floor() as usize).max(1);
     let mut outermost = vec![f64::NEG_INFINITY; columns];
-    for p in label {
+    for p in points {
         let d = sub(*p, approx.centre);
         let t = dot(d, approx.along) - (low + margin);
         if t < 0.0 {
@@ -4806,10 +4824,55 @@ mod tests {
         let in_melee = paper(true);
         let turned = super::principal_axes(&in_melee);
         assert!(direction(&turned).abs() > 3.0, "{:.2}", direction(&turned));
-        let axes = super::label_axes(&in_melee, &turned).expect("the clean edge");
+        let axes = super::edge_axes(&in_melee, &turned, None).expect("the clean edge");
         assert!(direction(&axes).abs() <= 0.5, "{:.2} off", direction(&axes));
         let clean = paper(false);
-        assert!(super::label_axes(&clean, &super::principal_axes(&clean)).is_none());
+        assert!(super::edge_axes(&clean, &super::principal_axes(&clean), None).is_none());
+    }
+
+    /// A standing block's lit top (1.875 x 0.375 in and its side face, 38 x 10 px)
+    /// turned 20 degrees, with a river of its side's colour (3 px wide) running on from
+    /// one end at 35 degrees and joined to its blob. The blob's principal axes turn 6.6
+    /// degrees toward the river; the top's edges, read along the length its top shows,
+    /// give its direction to within a degree (0.46). Read along the whole blob, the
+    /// river's bank takes the place of an edge, and the axes are not mended.
+    #[test]
+    fn a_standing_top_takes_its_axes_from_its_edges_along_its_own_length() {
+        let turn_deg = 20.0_f64;
+        let t = turn_deg.to_radians();
+        let (along, across) = ([t.cos(), t.sin()], [-t.sin(), t.cos()]);
+        let r = 35.0_f64.to_radians();
+        let (river, bank) = ([r.cos(), r.sin()], [-r.sin(), r.cos()]);
+        let end = [200.0 + 19.0 * along[0], 200.0 + 19.0 * along[1]];
+        let mut blob = Vec::new();
+        for y in 150..260 {
+            for x in 150..260 {
+                let p = [f64::from(x) + 0.5, f64::from(y) + 0.5];
+                let d = [p[0] - 200.0, p[1] - 200.0];
+                let top = super::dot(d, along).abs() <= 19.0 && super::dot(d, across).abs() <= 5.0;
+                let e = [p[0] - end[0], p[1] - end[1]];
+                let on_river = (0.0..=40.0).contains(&super::dot(e, river))
+                    && super::dot(e, bank).abs() <= 1.5;
+                if top || on_river {
+                    blob.push(p);
+                }
+            }
+        }
+        let direction = |axes: &super::Axes| {
+            let read = axes.along[1].atan2(axes.along[0]).to_degrees();
+            (read - turn_deg + 90.0).rem_euclid(180.0) - 90.0
+        };
+        let turned = super::principal_axes(&blob);
+        assert!(direction(&turned).abs() > 3.0, "{:.2}", direction(&turned));
+        let middle = super::dot(
+            [200.0 - turned.centre[0], 200.0 - turned.centre[1]],
+            turned.along,
+        );
+        let span = Some((middle - 19.0, middle + 19.0));
+        let axes = super::edge_axes(&blob, &turned, span).expect("the top's edges");
+        assert!(direction(&axes).abs() <= 1.0, "{:.2} off", direction(&axes));
+        let whole = super::edge_axes(&blob, &turned, None).map(|a| direction(&a));
+        assert!(whole.is_none_or(|off| off.abs() > 1.0), "{whole:?}");
     }
 
     /// Two pieces never stand in one place: on photoreal b09 a red block's lit front
