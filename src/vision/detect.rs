@@ -2860,7 +2860,8 @@ fn measure(
         .collect();
     // The axes from the lit top and its label: a standing block's label on its back
     // face shows slanted, and would turn them.
-    let top: Vec<[f64; 2]> = lit.iter().copied().chain(labels(blob)).collect();
+    let label: Vec<[f64; 2]> = labels(blob).collect();
+    let top: Vec<[f64; 2]> = lit.iter().chain(&label).copied().collect();
     let axes = principal_axes(&top);
     let (cam_x, cam_y, cam_h) = camera;
     let nadir = sub([cam_x * PX_PER_IN, cam_y * PX_PER_IN], axes.centre);
@@ -3146,7 +3147,7 @@ fn measure(
             // the block's top shows (a part of a line has a cut for an end, and its
             // axes are the line's).
             let refined = if fit.status == Status::Spent {
-                edge_axes(&labels(blob).collect::<Vec<_>>(), &axes, None)
+                edge_axes(&label, &axes, None)
             } else if cut.is_none() {
                 let top_a = sil.nadir[0] + (centre_a - sil.nadir[0]) * (1.0 + grow);
                 let half = 0.5 * frontage_px * (1.0 + grow);
@@ -3545,29 +3546,24 @@ fn straight_edge(
             *column = column.max(outward * dot(d, approx.normal));
         }
     }
-    let points: Vec<[f64; 2]> = outermost
+    let edge: Vec<[f64; 2]> = outermost
         .iter()
         .enumerate()
         .filter(|(_, n)| n.is_finite())
         .map(|(i, &n)| [i as f64 + 0.5, n])
         .collect();
-    if points.len() < LEAST_COLUMNS {
+    if edge.len() < LEAST_COLUMNS {
         return None;
     }
-    let count = points.len() as f64;
-    let [mean_t, mean_n] = centroid(&points);
-    let (mut stt, mut stn) = (0.0, 0.0);
-    for [t, n] in &points {
-        stt += (t - mean_t) * (t - mean_t);
-        stn += (t - mean_t) * (n - mean_n);
-    }
-    let slope = stn / stt;
-    let misfit = (points
+    // The line through the edge points (along, outward), and how far they lie from it.
+    let line = principal_axes(&edge);
+    let misfit = (edge
         .iter()
-        .map(|[t, n]| (n - mean_n - slope * (t - mean_t)).powi(2))
+        .map(|p| dot(sub(*p, line.centre), line.normal).powi(2))
         .sum::<f64>()
-        / count)
+        / edge.len() as f64)
         .sqrt();
+    let slope = line.along[1] / line.along[0];
     if misfit > EDGE_BLUR_PX || slope.atan().abs() > f64::from(SEAM_TURN_DEG).to_radians() {
         return None;
     }
