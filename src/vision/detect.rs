@@ -3515,10 +3515,10 @@ fn labels_side_by_side(
 ///
 /// `outward` is the sign, on `approx.normal`, of the edge's side. Along the middle of
 /// `span` (offsets on `approx.along`; the points' extent if `None`), its ends' corners
-/// left out, each pixel column's outermost point is an edge point, and a line is fitted
-/// to them by least squares. `None` where too few columns are read, or they lie farther
-/// than a blurred pixel from a line, or it turns more than [`SEAM_TURN_DEG`] from
-/// `approx`: no straight edge shows there.
+/// left out, each pixel column's outermost point is an edge point, and the line through
+/// them is their principal axis. `None` where too few columns are read, or they lie
+/// farther than a blurred pixel from the line, or it turns more than [`SEAM_TURN_DEG`]
+/// from `approx`: no straight edge shows there.
 fn straight_edge(
     points: &[[f64; 2]],
     approx: &Axes,
@@ -4763,6 +4763,12 @@ mod tests {
         }
     }
 
+    /// How far axes lie from a line turned `turn_deg` on the plane, degrees (-90 to 90).
+    fn off_deg(axes: &super::Axes, turn_deg: f64) -> f64 {
+        let read = axes.along[1].atan2(axes.along[0]).to_degrees();
+        (read - turn_deg + 90.0).rem_euclid(180.0) - 90.0
+    }
+
     /// Two labels flank to flank, offset 0.4 in along, at several turns: each label's
     /// axes are within 2 degrees of its own. The cut between them follows the direction
     /// across which the offset pair is thinnest, in whole degrees, and runs up to 4
@@ -4776,19 +4782,15 @@ mod tests {
             let parts = super::labels_side_by_side(region, 0.75 * 1.013);
             assert_eq!(parts.len(), 2, "two labels at {turn_deg} deg");
             for (_, axes) in &parts {
-                let axes = axes.as_ref().expect("the labels' axes");
-                let read = axes.along[1].atan2(axes.along[0]).to_degrees();
-                let off = (read - turn_deg + 90.0).rem_euclid(180.0) - 90.0;
-                assert!(
-                    off.abs() <= 2.0 + 1e-9,
-                    "at {turn_deg} deg read {read:.2}, {off:.2} off"
-                );
+                let off = off_deg(axes.as_ref().expect("the labels' axes"), turn_deg);
+                assert!(off.abs() <= 2.0 + 1e-9, "at {turn_deg} deg, {off:.2} off");
             }
         }
     }
 
     /// A spent block's label (1.6 x 0.6 in, 32 x 12 px) turned 28 degrees, with the
-    /// enemy's facing strip (3 px wide) blurred into half of one long edge, as in melee.
+    /// enemy's paper (its facing strip and the blurred gap, 6 px wide) joined along a
+    /// third of one long edge, as in melee.
     /// The principal axes of label and strip turn toward the strip by degrees; the
     /// label's clean edge gives its direction to half a degree. A clean label keeps the
     /// axes it was read on (`None`).
@@ -4813,10 +4815,7 @@ mod tests {
             }
             region
         };
-        let direction = |axes: &super::Axes| {
-            let read = axes.along[1].atan2(axes.along[0]).to_degrees();
-            (read - turn_deg + 90.0).rem_euclid(180.0) - 90.0
-        };
+        let direction = |axes: &super::Axes| off_deg(axes, turn_deg);
         let in_melee = paper(true);
         let turned = super::principal_axes(&in_melee);
         assert!(direction(&turned).abs() > 3.0, "{:.2}", direction(&turned));
@@ -4854,10 +4853,7 @@ mod tests {
                 }
             }
         }
-        let direction = |axes: &super::Axes| {
-            let read = axes.along[1].atan2(axes.along[0]).to_degrees();
-            (read - turn_deg + 90.0).rem_euclid(180.0) - 90.0
-        };
+        let direction = |axes: &super::Axes| off_deg(axes, turn_deg);
         let turned = super::principal_axes(&blob);
         assert!(direction(&turned).abs() > 3.0, "{:.2}", direction(&turned));
         let middle = super::dot(
