@@ -763,8 +763,9 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
          p95 {centre_p95:.3} in, {strips_read} of the marked blocks' strips read, strip heading \
          p95 {strip_p95:.2} deg, status {status:.3}"
     );
-    // 0.974 before a block whose paint reads faint all over was looked for, 0.983 after.
-    assert!(recall >= 0.98, "{figures}");
+    // 0.974 before a block whose paint reads faint all over was looked for, 0.983 after,
+    // 0.991 once a top washed toward orange, in skin's colours too, was read as red.
+    assert!(recall >= 0.99, "{figures}");
     assert!(precision >= 0.985, "{figures}");
     // 0.0386 before a spent block's far edge was taken past its rim, 0.0359 after; the
     // p95 0.125 before a block's top was ended at its step in brightness, 0.107 after,

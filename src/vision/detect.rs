@@ -153,7 +153,7 @@ pub fn detect_sampled(
         };
         on_map += 1;
         let class = classifier.class(rgb);
-        if options.reference.is_some() && class != Class::Skin {
+        if options.reference.is_some() && !matches!(class, Class::Skin | Class::SkinOrFaint(_)) {
             let (cx, cy) = (k as u32 % coarse_w, k as u32 / coarse_w);
             let bare = matches!(class, Class::Map | Class::Faint(_));
             reads.push((cx * COARSE_STEP, cy * COARSE_STEP, rgb, bare));
@@ -162,6 +162,10 @@ pub fn detect_sampled(
             Class::Map => {}
             Class::Faint(side) => faint_px.0[0] = side as u8 + 1,
             Class::Skin => skin_px.0[0] = 255,
+            Class::SkinOrFaint(side) => {
+                skin_px.0[0] = 255;
+                faint_px.0[0] = side as u8 + 1;
+            }
             // A spent block's paint can be a rim too thin for this pass: its label is not.
             Class::Side(_) | Class::Paper => paint_px.0[0] = 255,
         }
@@ -261,7 +265,7 @@ pub fn detect_sampled(
             let value = match classifier.class(rgb) {
                 Class::Side(side) => side as u8 + 1,
                 Class::Paper => PAPER,
-                Class::Map | Class::Skin | Class::Faint(_) => continue,
+                Class::Map | Class::Skin | Class::Faint(_) | Class::SkinOrFaint(_) => continue,
             };
             // Ink of the printed map that looks like paint or paper.
             if let Some(r) = &reference
@@ -541,6 +545,12 @@ enum Class {
     /// A side's hue, paler than its paint by up to [`FAINT_SCALE`]: the map's ink, or a
     /// cube whose matte paint reads pale under the light (see [`faint_cubes`]).
     Faint(usize),
+    /// Skin, or a side's paint washed pale: both are read there. A red block's satin
+    /// top under a warm lamp is orange-red a little under red's least saturation, as
+    /// skin is (on the photoreal frames, a top at hue 12 and 0.60 to 0.62 saturated).
+    /// The coarse pass counts it as skin for the hands and as faint for the pieces; the
+    /// pale pieces' passes read it as the side's.
+    SkinOrFaint(usize),
 }
 
 /// A crop's value for paper (paint is its side's index + 1).
@@ -884,7 +894,9 @@ impl<'a> Classifier<'a> {
         let hsv = Hsv::from_rgb(rgb);
         match colours.side_of(hsv) {
             Some(side) => Class::Side(side),
-            None if is_skin(hsv) => Class::Skin,
+            None if is_skin(hsv) => colours
+                .side_of_paler(hsv, FAINT_SCALE)
+                .map_or(Class::Skin, Class::SkinOrFaint),
             None => colours
                 .side_of_paler(hsv, FAINT_SCALE)
                 .map_or(Class::Map, Class::Faint),
@@ -918,7 +930,7 @@ mod classifier_tests {
     fn the_classes_are_the_f64_references_for_every_rgb_value() {
         let colours = ColourModel::builtin();
         let classifier = Classifier::new(&colours);
-        let mut counts = [0usize; 5];
+        let mut counts = [0usize; 6];
         for r in 0..=255u8 {
             for g in 0..=255u8 {
                 for b in 0..=255u8 {
@@ -930,11 +942,12 @@ mod classifier_tests {
                         Class::Paper => 2,
                         Class::Skin => 3,
                         Class::Faint(_) => 4,
+                        Class::SkinOrFaint(_) => 5,
                     }] += 1;
                 }
             }
         }
-        // Each class is somewhere in the cube: the comparison covered all five.
+        // Each class is somewhere in the cube: the comparison covered all six.
         assert!(counts.iter().all(|&n| n > 1000), "{counts:?}");
     }
 
@@ -1671,7 +1684,7 @@ impl FaintReader<'_> {
     fn of_side_hue(&self, side: usize, [x, y]: [i64; 2]) -> bool {
         self.plane.at_checked(x, y).is_some_and(|rgb| {
             let of_side = match self.classifier.class(rgb) {
-                Class::Side(s) | Class::Faint(s) => s == side,
+                Class::Side(s) | Class::Faint(s) | Class::SkinOrFaint(s) => s == side,
                 _ => false,
             };
             of_side && !(self.is_ink)(x as u32, y as u32, rgb)
@@ -1997,7 +2010,7 @@ impl FaintTops {
             let rgb = plane.at_checked(i64::from(p[0]), i64::from(p[1]))?;
             Some(match classifier.class(rgb) {
                 Class::Side(s) => s == side,
-                Class::Faint(s) => s == side && !is_ink(p[0], p[1], rgb),
+                Class::Faint(s) | Class::SkinOrFaint(s) => s == side && !is_ink(p[0], p[1], rgb),
                 _ => false,
             })
         };
@@ -4331,12 +4344,15 @@ mod tests {
     /// the paint in the side's paler hue: the same top in shade (a shadow, 0.39 bright
     /// against the paint's 0.59); a band as deep running on past any top (a river's bank,
     /// 100 px); a stretch as wide crossing under the block's end (a river, touching it
-    /// along 8 of its 30 px); a rim two pixels wide round the paint.
+    /// along 8 of its 30 px); a rim two pixels wide round the paint. A top a warm lamp
+    /// washed toward orange (hue 15, 0.59 saturated), a colour skin shares, is the
+    /// blob's too.
     #[test]
     fn a_washed_out_top_joins_its_side_face_and_ink_does_not() {
         const MAP: [u8; 3] = [200, 190, 150];
         const SIDE_FACE: [u8; 3] = [150, 40, 35];
         const WASHED: [u8; 3] = [200, 95, 85];
+        const WASHED_ORANGE: [u8; 3] = [171, 96, 70];
         const IN_SHADE: [u8; 3] = [100, 50, 45];
         let tops_with = |pale: &dyn Fn(u32, u32) -> Option<[u8; 3]>| {
             builtin_options(|options| {
@@ -4368,6 +4384,7 @@ mod tests {
         let washed = tops_with(&top(WASHED));
         assert_eq!(washed.len(), 36 * 8);
         assert!(washed.iter().all(|p| (52..60).contains(&p.y) && !p.paper));
+        assert_eq!(tops_with(&top(WASHED_ORANGE)).len(), 36 * 8);
         assert!(tops_with(&top(IN_SHADE)).is_empty());
         let bank =
             |x: u32, y: u32| ((10..110).contains(&x) && (52..60).contains(&y)).then_some(WASHED);
