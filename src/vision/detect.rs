@@ -2971,6 +2971,21 @@ fn measure(
     if (blob.len() as f64) < LEAST_TOP_SHOWN * top_px {
         return None;
     }
+    // A cube's top is one face of paint, solid to its middle. A ring of the side's hue
+    // round a hollow is not one: on our renderer's 4K frames of the river map, with the
+    // empty map known, the soft edge of a block's shadow on the river (a little darker
+    // than the river in full light, lighter than the river in shade) read as a ring
+    // 0.6 in across, and as a blue HQ cube.
+    if fit.kind == "hq" {
+        let middle = centroid(&top);
+        let reach = std::f64::consts::SQRT_2 * EDGE_BLUR_PX;
+        if !top
+            .iter()
+            .any(|p| sub(*p, middle).iter().map(|d| d * d).sum::<f64>() <= reach * reach)
+        {
+            return None;
+        }
+    }
     let grow = top_grow(fit.height_in, cam_h);
     let k = 1.0 / (1.0 + grow);
     let toward = sil.toward_camera();
@@ -4512,6 +4527,37 @@ mod tests {
         assert!((at_seam - 3.062).abs() < 0.02, "{at_seam}");
         let no_seam = read(TOP);
         assert!((no_seam - 3.233).abs() < 0.02, "{no_seam}");
+    }
+
+    /// A cube's top, 8 x 8 px of paint 5 in from the point under a camera 30 in up, is
+    /// read as a cube; the same outline two pixels wide round a hollow (a shadow's soft
+    /// edge on ink of the side's hue, around the shadow's core the empty map explains)
+    /// is no piece.
+    #[test]
+    fn a_cube_is_solid_paint_and_a_ring_is_not() {
+        const MAP: [u8; 3] = [200, 190, 150];
+        const TOP: [u8; 3] = [200, 40, 35];
+        let read = |paint: &dyn Fn(u32, u32) -> bool| {
+            builtin_options(|options| {
+                let w = 200u32;
+                let pixels = (0..w * 200)
+                    .map(|i| Some(if paint(i % w, i / w) { TOP } else { MAP }))
+                    .collect();
+                let plane = MapPlane { w, pixels };
+                let blob: Vec<Px> = (0..w * 200)
+                    .map(|i| (i % w, i / w))
+                    .filter(|&(x, y)| paint(x, y))
+                    .map(|(x, y)| Px { x, y, paper: false })
+                    .collect();
+                measure(&blob, &plane, "red", (5.0, 0.0, 30.0), options, None, false)
+                    .map(|(piece, _)| piece.kind)
+            })
+        };
+        let square = |x: u32, y: u32| (96..104).contains(&x) && (96..104).contains(&y);
+        assert_eq!(read(&square).as_deref(), Some("hq"));
+        let ring =
+            |x: u32, y: u32| square(x, y) && !((98..102).contains(&x) && (98..102).contains(&y));
+        assert_eq!(read(&ring), None);
     }
 
     /// A blue block 5 in from the map's edge at (5, 5) in, facing up the map (its length
