@@ -4384,11 +4384,7 @@ mod tests {
                     })
                     .collect();
                 let plane = MapPlane { w, pixels };
-                let blob: Vec<Px> = (0..w * w)
-                    .map(|i| (i % w, i / w))
-                    .filter(|&(x, y)| side_face(x, y))
-                    .map(|(x, y)| Px { x, y, paper: false })
-                    .collect();
+                let blob = paint_blob(w, w, side_face);
                 let classifier = Classifier::new(options.colours);
                 FaintTops::new(&plane).of(&blob, 0, &plane, &classifier, &|_, _, _| false)
             })
@@ -4503,11 +4499,7 @@ mod tests {
                     })
                     .collect();
                 let plane = MapPlane { w, pixels };
-                let blob: Vec<Px> = (0..w * 100)
-                    .map(|i| (i % w, i / w))
-                    .filter(|&(x, y)| paint(x, y))
-                    .map(|(x, y)| Px { x, y, paper: false })
-                    .collect();
+                let blob = paint_blob(w, 100, paint);
                 let cut = Cut {
                     axis: [1.0, 0.0],
                     low_end: true,
@@ -4544,11 +4536,7 @@ mod tests {
                     .map(|i| Some(if paint(i % w, i / w) { TOP } else { MAP }))
                     .collect();
                 let plane = MapPlane { w, pixels };
-                let blob: Vec<Px> = (0..w * 200)
-                    .map(|i| (i % w, i / w))
-                    .filter(|&(x, y)| paint(x, y))
-                    .map(|(x, y)| Px { x, y, paper: false })
-                    .collect();
+                let blob = paint_blob(w, 200, paint);
                 measure(&blob, &plane, "red", (5.0, 0.0, 30.0), options, None, false)
                     .map(|(piece, _)| piece.kind)
             })
@@ -4680,6 +4668,15 @@ mod tests {
 
     /// `f` run with the built-in colours and Pub Battles pieces, no home edges, no
     /// empty map.
+    /// The pixels where `paint` holds on a plane `w` x `h` px, as a blob of paint.
+    fn paint_blob(w: u32, h: u32, paint: impl Fn(u32, u32) -> bool) -> Vec<Px> {
+        (0..w * h)
+            .map(|i| (i % w, i / w))
+            .filter(|&(x, y)| paint(x, y))
+            .map(|(x, y)| Px { x, y, paper: false })
+            .collect()
+    }
+
     fn builtin_options<T>(f: impl FnOnce(&DetectOptions) -> T) -> T {
         let colours = ColourModel::builtin();
         let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
