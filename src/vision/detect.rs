@@ -2979,10 +2979,10 @@ fn measure(
     if fit.kind == "hq" {
         let middle = centroid(&top);
         let reach = std::f64::consts::SQRT_2 * EDGE_BLUR_PX;
-        if !top
-            .iter()
-            .any(|p| sub(*p, middle).iter().map(|d| d * d).sum::<f64>() <= reach * reach)
-        {
+        if !top.iter().any(|p| {
+            let d = sub(*p, middle);
+            dot(d, d) <= reach * reach
+        }) {
             return None;
         }
     }
@@ -4666,8 +4666,6 @@ mod tests {
         });
     }
 
-    /// `f` run with the built-in colours and Pub Battles pieces, no home edges, no
-    /// empty map.
     /// The pixels where `paint` holds on a plane `w` x `h` px, as a blob of paint.
     fn paint_blob(w: u32, h: u32, paint: impl Fn(u32, u32) -> bool) -> Vec<Px> {
         (0..w * h)
@@ -4677,6 +4675,8 @@ mod tests {
             .collect()
     }
 
+    /// `f` run with the built-in colours and Pub Battles pieces, no home edges, no
+    /// empty map.
     fn builtin_options<T>(f: impl FnOnce(&DetectOptions) -> T) -> T {
         let colours = ColourModel::builtin();
         let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
