@@ -2977,7 +2977,7 @@ fn measure(
     // than the river in full light, lighter than the river in shade) read as a ring
     // 0.6 in across, and as a blue HQ cube.
     if fit.kind == "hq" {
-        let middle = centroid(&top);
+        let middle = axes.centre;
         let reach = std::f64::consts::SQRT_2 * EDGE_BLUR_PX;
         if !top.iter().any(|p| {
             let d = sub(*p, middle);
@@ -3221,20 +3221,16 @@ fn measure(
 /// by more than [`EDGES_OFF_DEG`]. `None`: the blob's axes stand.
 fn edge_axes(points: &[[f64; 2]], axes: &Axes, span: Option<(f64, f64)>) -> Option<Axes> {
     let edges = [-1.0, 1.0].map(|outward| straight_edge(points, axes, outward, span));
-    let along = match edges {
+    let direction = match edges {
         [Some(a), Some(b)] if turn_deg(a.along, b.along) <= EDGES_AGREE_DEG => {
             let b_along = scale(b.along, dot(a.along, b.along).signum());
-            let sum = [a.along[0] + b_along[0], a.along[1] + b_along[1]];
-            scale(sum, 1.0 / sum[0].hypot(sum[1]))
+            [a.along[0] + b_along[0], a.along[1] + b_along[1]]
         }
         [Some(edge), None] | [None, Some(edge)] => edge.along,
         _ => return None,
     };
-    (turn_deg(along, axes.along) > EDGES_OFF_DEG).then_some(Axes {
-        centre: axes.centre,
-        along,
-        normal: [-along[1], along[0]],
-    })
+    let mended = Axes::toward(axes.centre, direction);
+    (turn_deg(mended.along, axes.along) > EDGES_OFF_DEG).then_some(mended)
 }
 
 /// The angle between two lines' unit directions, degrees (0 to 90).
@@ -3597,16 +3593,11 @@ fn straight_edge(
     }
     // The edge turns by `slope` outward per pixel along: as a direction on the plane.
     let turn = outward * slope;
-    let along = [
+    let direction = [
         approx.along[0] + turn * approx.normal[0],
         approx.along[1] + turn * approx.normal[1],
     ];
-    let along = scale(along, 1.0 / along[0].hypot(along[1]));
-    Some(Axes {
-        centre: approx.centre,
-        along,
-        normal: [-along[1], along[0]],
-    })
+    Some(Axes::toward(approx.centre, direction))
 }
 
 /// A paper region cut where it is a label with facing strips or other labels end to end
@@ -4081,6 +4072,18 @@ struct Axes {
     /// Unit vector along the blob's long axis, and its normal.
     along: [f64; 2],
     normal: [f64; 2],
+}
+
+impl Axes {
+    /// Axes about `centre` whose long axis points along `direction` (of any length).
+    fn toward(centre: [f64; 2], direction: [f64; 2]) -> Self {
+        let along = scale(direction, 1.0 / direction[0].hypot(direction[1]));
+        Self {
+            centre,
+            along,
+            normal: [-along[1], along[0]],
+        }
+    }
 }
 
 /// The mean of a point set.
