@@ -1,5 +1,7 @@
 //! The detector on rendered frames, against the renderer's ground truth.
 
+use std::ffi::OsString;
+
 use aide::model::PieceModel;
 use aide::sim::{self, Hand, Scene};
 use aide::vision::{
@@ -683,13 +685,7 @@ fn a_kept_sampler_reads_a_frame_as_a_new_one_does() {
 /// the target for centre p95 (0.06 in) is not met yet.
 #[test]
 fn frames_from_another_renderer_are_read_above_todays_floors() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vision-photoreal");
-    assert!(
-        dir.is_dir(),
-        "{}: the photoreal check frames (shared/ beside the checkout) are missing",
-        dir.display()
-    );
-    let aide = env!("CARGO_BIN_EXE_aide");
+    let dir = photoreal_dir();
     let (mut truths, mut found, mut detected) = (0usize, 0usize, 0usize);
     let (mut centre_err, mut strip_err) = (Vec::new(), Vec::new());
     let mut status_right = 0usize;
@@ -699,19 +695,18 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
         )
         .unwrap();
         let map = format!("{}x{}", truth["map"]["width_in"], truth["map"]["height_in"]);
-        let run = std::process::Command::new(aide)
-            .arg("detect")
-            .arg(dir.join(format!("{name}.jpg")))
-            .args(["--map", &map, "--json", "--camera-file"])
-            .arg(dir.join(format!("{name}.camera.json")))
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let seen: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        let frame = dir.join(format!("{name}.jpg"));
+        let camera = dir.join(format!("{name}.camera.json"));
+        let args: [OsString; 7] = [
+            "detect".into(),
+            frame.into(),
+            "--map".into(),
+            map.into(),
+            "--json".into(),
+            "--camera-file".into(),
+            camera.into(),
+        ];
+        let seen = aide_json(args);
         let seen = seen["pieces"].as_array().unwrap();
         let truth = truth["pieces"].as_array().unwrap();
         truths += truth.len();
@@ -777,11 +772,74 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     assert!(centre_p95 <= 0.088, "{figures}");
     // 41 of 66 strips read before a standing block's strip was read again where its
     // top lies (when its blob, measured in parts, did not show it), 51 after, 57 once a
-    // spent block's was read again at its ends, 59 once a washed-out top was read.
-    assert!(strips_read >= 58, "{figures}");
+    // spent block's was read again at its ends, 59 once a washed-out top was read, 61
+    // once a strip not where its block was placed was looked for 0.15 in across.
+    assert!(strips_read >= 60, "{figures}");
     // 3.46 before a spent block in melee took its axes from its label's clean edge
     // (three such blocks read 3.1 to 6.2 deg off), 1.72 after, 1.37 once a standing
     // block's were mended from its top's edges too (two read 2.5 and 3.8 deg off).
     assert!(strip_p95 <= 1.5, "{figures}");
     assert!(status >= 0.98, "{figures}");
+}
+
+/// The same frames as a real camera might have sent them (`aide bench vision --photoreal
+/// --perturb`): compressed once more as a webcam's MJPEG, exposed at three quarters of
+/// the light, and the 4K frame halved to 1080p. Each way is scored on its own. The
+/// floors are below what the detector reaches today (2026-11-27: recall 0.935 to 1.000,
+/// precision 1.000, centre p95 0.047 to 0.119 in), so that a change that loses ground
+/// on frames it was never shown fails.
+#[test]
+fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_todays_floors() {
+    let dir = photoreal_dir();
+    let bench = ["bench", "vision", "--json", "--perturb", "--photoreal"].map(OsString::from);
+    let report = aide_json(bench.into_iter().chain([dir.into()]));
+    let groups = report["results"].as_array().unwrap();
+    let label = |g: &serde_json::Value| g["frames"].as_str().unwrap().to_owned();
+    let changed: Vec<&serde_json::Value> =
+        groups.iter().filter(|g| label(g).contains(' ')).collect();
+    let names: Vec<String> = changed.iter().map(|g| label(g)).collect();
+    assert_eq!(
+        names,
+        [
+            "1920x1080 JPEG q80 again",
+            "1920x1080 exposure x0.75",
+            "3840x2160 JPEG q80 again",
+            "3840x2160 exposure x0.75",
+            "3840x2160 halved",
+        ]
+    );
+    for group in changed {
+        let s = &group["summary"];
+        let figure = |k: &str| s[k].as_f64().unwrap();
+        let figures = format!("{}: {s}", label(group));
+        assert!(figure("recall") >= 0.9, "{figures}");
+        assert!(figure("precision") >= 0.98, "{figures}");
+        assert!(figure("centre_p95_in") <= 0.15, "{figures}");
+        assert!(figure("status_accuracy") >= 0.97, "{figures}");
+    }
+}
+
+/// The photoreal check frames: ../shared/vision-photoreal beside the checkout.
+fn photoreal_dir() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vision-photoreal");
+    assert!(
+        dir.is_dir(),
+        "{}: the photoreal check frames (shared/ beside the checkout) are missing",
+        dir.display()
+    );
+    dir
+}
+
+/// What `aide` prints as JSON, run with `args`; it must succeed.
+fn aide_json(args: impl IntoIterator<Item = OsString>) -> serde_json::Value {
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_aide"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&run.stdout).unwrap()
 }

@@ -12,6 +12,7 @@ use aide::vision::{
     self, Calibration, ColourModel, DetectOptions, DetectedPiece, Intrinsics, MapReference,
     PlaneSampler,
 };
+use image::imageops::FilterType;
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -44,6 +45,12 @@ pub struct Args {
     /// shared/vision-photoreal/README.md): frames our renderer did not make.
     #[arg(long, value_name = "DIR")]
     pub photoreal: Option<PathBuf>,
+    /// With `--photoreal`, read each frame again as a real camera might have sent it,
+    /// each way reported on its own: JPEG-compressed once more at quality 80 (as a
+    /// webcam's MJPEG), exposed at three quarters of the light, and a 4K frame halved to
+    /// 1080p (its lens file scaled with it).
+    #[arg(long, requires = "photoreal")]
+    pub perturb: bool,
     /// Give the detector the empty map: the printed map's image, matched to each frame's
     /// colours (see `vision::reference`). Frames of `--photoreal` have no map image.
     #[arg(long)]
@@ -131,16 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Each group's frames are made one at a time as they are read: sixty rendered
     // frames held at once would take more memory than the detector.
     let groups: Vec<(String, Vec<MakeFrame>)> = match &args.photoreal {
-        Some(dir) => photoreal_frames(dir)?
-            .into_iter()
-            .map(|(label, frames)| {
-                let made: Vec<MakeFrame> = frames
-                    .into_iter()
-                    .map(|frame| Box::new(move || frame.clone()) as MakeFrame)
-                    .collect();
-                (label, made)
-            })
-            .collect(),
+        Some(dir) => photoreal_frames(dir, args.perturb)?,
         None => {
             let mut groups = Vec::new();
             for printed in &args.map {
@@ -543,8 +541,9 @@ fn score(truth: &[TruePiece], pieces: &[DetectedPiece], t: &mut Tally) {
 }
 
 /// The frames of a folder made elsewhere (see [`Args::photoreal`]), in one group per
-/// frame size, in name order.
-fn photoreal_frames(dir: &Path) -> anyhow::Result<Vec<(String, Vec<Frame>)>> {
+/// frame size, in name order; with `perturb`, then each group read again each way of
+/// [`Args::perturb`], each changed frame made when it is read.
+fn photoreal_frames(dir: &Path, perturb: bool) -> anyhow::Result<Vec<(String, Vec<MakeFrame>)>> {
     use anyhow::Context;
     /// The truth file's shape (shared/vision-photoreal/README.md).
     #[derive(serde::Deserialize)]
@@ -581,7 +580,7 @@ fn photoreal_frames(dir: &Path) -> anyhow::Result<Vec<(String, Vec<Frame>)>> {
         "{}: no truth files (NAME.json beside NAME.jpg)",
         dir.display()
     );
-    let mut groups: Vec<(String, Vec<Frame>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<std::rc::Rc<Frame>>)> = Vec::new();
     for truth_path in names {
         let text = std::fs::read_to_string(&truth_path)
             .with_context(|| format!("reading {}", truth_path.display()))?;
@@ -595,7 +594,7 @@ fn photoreal_frames(dir: &Path) -> anyhow::Result<Vec<(String, Vec<Frame>)>> {
         let image = super::read_frame(&image_path)?;
         let intrinsics = super::read_camera_file(&truth_path.with_extension("camera.json"))?;
         let label = format!("{}x{}", image.width(), image.height());
-        let frame = Frame {
+        let frame = std::rc::Rc::new(Frame {
             image,
             map_w_in: truth.map.width_in,
             map_h_in: truth.map.height_in,
@@ -614,13 +613,82 @@ fn photoreal_frames(dir: &Path) -> anyhow::Result<Vec<(String, Vec<Frame>)>> {
                     marked: p.marked,
                 })
                 .collect(),
-        };
+        });
         match groups.iter_mut().find(|(l, _)| *l == label) {
             Some((_, frames)) => frames.push(frame),
             None => groups.push((label, vec![frame])),
         }
     }
-    Ok(groups)
+    let as_given = groups.iter().map(|(label, frames)| {
+        let made = frames.iter().map(|frame| {
+            let frame = frame.clone();
+            Box::new(move || Frame::clone(&frame)) as MakeFrame
+        });
+        (label.clone(), made.collect())
+    });
+    let changed = groups
+        .iter()
+        .filter(|_| perturb)
+        .flat_map(|(label, frames)| perturbed(label, frames));
+    Ok(as_given.chain(changed).collect())
+}
+
+/// A 4K frame or larger is also read halved: a 1080p camera's view of the same table.
+const HALVED_FROM_WIDTH: u32 = 3840;
+
+/// The frames of one group as a real camera might have sent them (see
+/// [`Args::perturb`]), one group each way.
+fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<MakeFrame>)> {
+    type Change = fn(&Frame) -> Frame;
+    let again: Change = |f| Frame {
+        image: sim::jpeg_round_trip(f.image.clone(), 80),
+        ..f.clone()
+    };
+    let dim: Change = |f| {
+        let mut frame = f.clone();
+        for v in frame.image.iter_mut() {
+            *v = (f64::from(*v) * 0.75).round() as u8;
+        }
+        frame
+    };
+    let halved: Change = |f| {
+        let (w, h) = f.image.dimensions();
+        // Pixel centres: a half-size pixel u covers full-size pixels 2u and 2u + 1.
+        let halve = |c: f64| (c + 0.5) / 2.0 - 0.5;
+        Frame {
+            image: image::imageops::resize(&f.image, w / 2, h / 2, FilterType::Triangle),
+            intrinsics: f.intrinsics.map(|i| Intrinsics {
+                fx: i.fx / 2.0,
+                fy: i.fy / 2.0,
+                cx: halve(i.cx),
+                cy: halve(i.cy),
+                dist: i.dist,
+            }),
+            ..f.clone()
+        }
+    };
+    // Which frames each change is made to.
+    type Applies = fn(&Frame) -> bool;
+    let every: Applies = |_| true;
+    let large: Applies = |f| f.image.width() >= HALVED_FROM_WIDTH;
+    [
+        ("JPEG q80 again", again, every),
+        ("exposure x0.75", dim, every),
+        ("halved", halved, large),
+    ]
+    .into_iter()
+    .filter_map(|(how, change, applies)| {
+        let made: Vec<MakeFrame> = frames
+            .iter()
+            .filter(|f| applies(f))
+            .map(|frame| {
+                let frame = frame.clone();
+                Box::new(move || change(&frame)) as MakeFrame
+            })
+            .collect();
+        (!made.is_empty()).then(|| (format!("{label} {how}"), made))
+    })
+    .collect()
 }
 
 fn percentile(values: &[f64], q: f64) -> Option<f64> {

@@ -744,7 +744,9 @@ pub fn exposure(
     jpeg_round_trip(img, jpeg_quality)
 }
 
-fn jpeg_round_trip(img: RgbImage, quality: u8) -> RgbImage {
+/// The frame as a JPEG of `quality` would bring it back (4:2:0 chroma, as webcams send
+/// MJPEG); 100 leaves it as it is.
+pub fn jpeg_round_trip(img: RgbImage, quality: u8) -> RgbImage {
     if quality >= 100 {
         return img;
     }
