@@ -174,18 +174,23 @@ pub fn detect_sampled(
     // 0.2 in (one coarse pixel) leaves the one and removes the other.
     let skin = shrink(&skin, 1);
     let skin_px = skin.pixels().filter(|p| p.0[0] > 0).count();
-    // The tiles read in full, and the separate regions they make.
-    let near_paint = grow(&paint, READ_MARGIN.into());
     let reference = options.reference.and_then(|r| r.match_to(&reads));
     // With the empty map known, a faint region is looked at only where its ink does not
-    // explain it.
+    // explain it, and the map is read in full only around paint and paper it does not
+    // explain: the full read drops the pixels it explains anyway, so a river or a town
+    // the reference knows costs no tiles.
     if let Some(r) = &reference {
         for &(x, y, rgb, bare) in &reads {
-            if bare && r.explains(x, y, rgb) {
-                faint.put_pixel(x / COARSE_STEP, y / COARSE_STEP, image::Luma([0]));
+            let mask = if bare { &mut faint } else { &mut paint };
+            let at = mask.get_pixel_mut(x / COARSE_STEP, y / COARSE_STEP);
+            // Bare map of no side's hue marks nothing to clear.
+            if at.0[0] != 0 && r.explains(x, y, rgb) {
+                at.0[0] = 0;
             }
         }
     }
+    // The tiles read in full, and the separate regions they make.
+    let near_paint = grow(&paint, READ_MARGIN.into());
     let faint_regions = faint_spans(&faint);
     let pale_cubes = faint_cube_spots(&faint_regions);
     let pale_blocks = faint_block_spots(&faint_regions);
