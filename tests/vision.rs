@@ -785,9 +785,11 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
 /// The same frames as a real camera might have sent them (`aide bench vision --photoreal
 /// --perturb`): compressed once more as a webcam's MJPEG, exposed at three quarters of
 /// the light, and the 4K frame halved to 1080p. Each way is scored on its own. The
-/// floors are below what the detector reaches today (2026-11-27: recall 0.935 to 1.000,
+/// floors are below what the detector reaches today (2026-11-27: recall 0.977 to 1.000,
 /// precision 1.000, centre p95 0.047 to 0.119 in), so that a change that loses ground
-/// on frames it was never shown fails.
+/// on frames it was never shown fails. (Recall was 0.935 on the 4K frame compressed
+/// again and halved, two blocks ending a line lost, before a reading that gains a
+/// line's washed-out ends was held only to its first pieces' surety.)
 #[test]
 fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_todays_floors() {
     let dir = photoreal_dir();
@@ -812,7 +814,7 @@ fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_today
         let s = &group["summary"];
         let figure = |k: &str| s[k].as_f64().unwrap();
         let figures = format!("{}: {s}", label(group));
-        assert!(figure("recall") >= 0.9, "{figures}");
+        assert!(figure("recall") >= 0.96, "{figures}");
         assert!(figure("precision") >= 0.98, "{figures}");
         assert!(figure("centre_p95_in") <= 0.15, "{figures}");
         assert!(figure("status_accuracy") >= 0.97, "{figures}");
