@@ -397,12 +397,21 @@ pub fn detect_sampled(
                 else {
                     return pieces;
                 };
-                let mean = |confidences: &mut dyn Iterator<Item = f64>| {
-                    let (sum, n) = confidences.fold((0.0, 0.0), |(s, n), c| (s + c, n + 1.0));
-                    sum / n
-                };
-                let before = mean(&mut pieces.iter().map(|(p, _)| p.confidence));
-                let after = mean(&mut counterparts.iter().map(|&k| again[k].0.confidence));
+                // Two pieces of the first reading that the second reads as one: it has
+                // lost a piece, and is not kept.
+                let mut distinct = counterparts.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                if distinct.len() < counterparts.len() {
+                    return pieces;
+                }
+                let n = pieces.len() as f64;
+                let before = pieces.iter().map(|(p, _)| p.confidence).sum::<f64>() / n;
+                let after = counterparts
+                    .iter()
+                    .map(|&k| again[k].0.confidence)
+                    .sum::<f64>()
+                    / n;
                 // What it adds extends a line that was read: its end blocks.
                 let like_those_read = again.iter().enumerate().all(|(k, (q, _))| {
                     counterparts.contains(&k)
