@@ -2348,7 +2348,7 @@ fn measure_blob(
             .into_iter()
             .collect();
     }
-    if !is_a_line(blob, &top, &axes, (lo, hi), frontages) {
+    if !is_a_line(blob, &top, &axes, (lo, hi), frontages, block) {
         tracing::trace!(
             at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
             frontages,
@@ -2508,29 +2508,69 @@ fn line_by_silhouette(
 /// `lo` and `hi` on `axes`) is blocks standing end to end: a whole number of frontages,
 /// and a straight band that the blob's paint fills. A river or a road of a side's colour
 /// winds, or swells and narrows, and runs on for inches.
+///
+/// The band is each block's own, across the stretch of the line it holds: a marked
+/// block's lit top is the half its strip leaves (0.19 in), an unmarked one's all of it
+/// (0.375 in), and blocks end to end stand a little off each other's line. One band
+/// across the whole line, as wide as its widest block, was half empty over a marked
+/// block's stretch: on the photoreal frames a line of two marked blocks and an unmarked
+/// one, with its map-plane sampling moved by half a pixel, read 0.45 filled and was
+/// lost whole. No block's band is wider than a spent block's top with its side face and
+/// the blur each side: a river's stretch, fitted a band of its own, is.
 fn is_a_line(
     blob: &[Px],
     top: &[[f64; 2]],
     axes: &Axes,
     (lo, hi): (f64, f64),
     frontages: f64,
+    block: &crate::model::Shape,
 ) -> bool {
     // The longest line a table holds: a division of eight, end to end.
     const MOST_BLOCKS: f64 = 8.4;
     if frontages > MOST_BLOCKS || (frontages - frontages.round()).abs() > 0.3 {
         return false;
     }
-    let (n_lo, n_hi) = extent(top, axes.centre, axes.normal);
-    let inside = blob
-        .iter()
-        .filter(|p| {
-            let d = sub(p.centre(), axes.centre);
-            (lo..=hi).contains(&dot(d, axes.along)) && (n_lo..=n_hi).contains(&dot(d, axes.normal))
-        })
-        .count();
+    let count = frontages.round().max(1.0) as usize;
+    let part_px = (hi - lo + 1.0) / count as f64;
+    let widest_band_px =
+        (block.depth_spent_in + block.height_spent_in) * PX_PER_IN + 2.0 * EDGE_BLUR_PX;
+    let line_band = extent(top, axes.centre, axes.normal);
+    let part_of = |p: [f64; 2]| {
+        let along = dot(sub(p, axes.centre), axes.along);
+        (lo - 0.5..=hi + 0.5)
+            .contains(&along)
+            .then(|| (((along - lo + 0.5) / part_px) as usize).min(count - 1))
+    };
+    let mut band_area = 0.0;
+    let mut inside = 0usize;
+    for part in 0..count {
+        let own_top: Vec<[f64; 2]> = top
+            .iter()
+            .copied()
+            .filter(|&p| part_of(p) == Some(part))
+            .collect();
+        // A block whose top reads dim (in shade, or washed out) has none of the lit top:
+        // its band is the line's.
+        let (n_lo, n_hi) = if own_top.is_empty() {
+            line_band
+        } else {
+            extent(&own_top, axes.centre, axes.normal)
+        };
+        if n_hi - n_lo + 1.0 > widest_band_px {
+            return false;
+        }
+        band_area += part_px * (n_hi - n_lo + 1.0);
+        inside += blob
+            .iter()
+            .filter(|p| {
+                part_of(p.centre()) == Some(part)
+                    && (n_lo..=n_hi).contains(&dot(sub(p.centre(), axes.centre), axes.normal))
+            })
+            .count();
+    }
     // A line's paint fills most of its band (a bevel, a seam, a side face in deep shade
     // take some); a stream's bends leave most of it bare.
-    inside as f64 >= 0.5 * (hi - lo + 1.0) * (n_hi - n_lo + 1.0)
+    inside as f64 >= 0.5 * band_area
 }
 
 /// A blob whose lit top falls apart into several sizeable pieces, split into one blob per
@@ -4240,7 +4280,8 @@ mod tests {
     use super::{
         Axes, Classifier, Cut, DetectOptions, DetectedPiece, Facing, FaintTops, MapPlane, PAPER,
         PX_PER_IN, PlaneSampler, Px, Silhouette, blobs_of, centroid, cube_middle, fit_shapes,
-        measure, not_ink, read_strip_again, rim_side, stands_up, top_grow, without_overlaps,
+        is_a_line, measure, not_ink, read_strip_again, rim_side, stands_up, top_grow,
+        without_overlaps,
     };
 
     use crate::sim;
@@ -4664,6 +4705,37 @@ mod tests {
         assert!((at_seam - 3.062).abs() < 0.02, "{at_seam}");
         let no_seam = read(TOP);
         assert!((no_seam - 3.233).abs() < 0.02, "{no_seam}");
+    }
+
+    /// Three blocks end to end along x, 37.5 px (a frontage) each: the first two marked,
+    /// their lit tops the 3 px their strips leave, the third unmarked, its 8 px top
+    /// standing 2 px off their line. One band across all three (10 px, rows 10 to 19)
+    /// would be 14/30 filled, under half; each block's own is full. A river's stretch
+    /// of the same length, 26 px wide (wider than any block's top with its side face),
+    /// is no line, however full.
+    #[test]
+    fn a_line_of_marked_and_unmarked_blocks_is_a_line_and_a_river_is_not() {
+        let line = |x: u32, y: u32| {
+            if x < 75 {
+                (10..=12).contains(&y)
+            } else {
+                (12..=19).contains(&y)
+            }
+        };
+        let river = |_: u32, y: u32| (4..=29).contains(&y);
+        let judge = |paint: &dyn Fn(u32, u32) -> bool| {
+            let blob = paint_blob(113, 40, paint);
+            let top: Vec<[f64; 2]> = blob.iter().map(|p| p.centre()).collect();
+            let axes = Axes::toward(centroid(&top), [1.0, 0.0]);
+            let lo = -axes.centre[0] + 0.5;
+            let hi = lo + 112.0;
+            builtin_options(|options| {
+                let block = options.model.shape(UnitKind::Infantry).unwrap();
+                is_a_line(&blob, &top, &axes, (lo, hi), 3.0, block)
+            })
+        };
+        assert!(judge(&line));
+        assert!(!judge(&river));
     }
 
     /// A cube's top, 8 x 8 px of paint 5 in from the point under a camera 30 in up, is
