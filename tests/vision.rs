@@ -784,12 +784,13 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
 
 /// The same frames as a real camera might have sent them (`aide bench vision --photoreal
 /// --perturb`): compressed once more as a webcam's MJPEG, exposed at three quarters of
-/// the light, and the 4K frame halved to 1080p. Each way is scored on its own. The
-/// floors are below what the detector reaches today (2026-11-27: recall 0.977 to 1.000,
-/// precision 1.000, centre p95 0.047 to 0.119 in), so that a change that loses ground
-/// on frames it was never shown fails. (Recall was 0.935 on the 4K frame compressed
-/// again and halved, two blocks ending a line lost, before a reading that gains a
-/// line's washed-out ends was held only to its first pieces' surety.)
+/// the light, the 4K frame halved to 1080p, and the picture moved a pixel (the camera
+/// turned by a hair). Each way is scored on its own. The floors are below what the
+/// detector reaches today (2026-11-27: recall 0.977 to 1.000, precision 1.000, centre
+/// p95 0.046 to 0.119 in), so that a change that loses ground on frames it was never
+/// shown fails. (Recall was 0.935 on the 4K frame compressed again and halved, two
+/// blocks ending a line lost, before a reading that gains a line's washed-out ends was
+/// held only to its first pieces' surety.)
 #[test]
 fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_todays_floors() {
     let dir = photoreal_dir();
@@ -805,9 +806,11 @@ fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_today
         [
             "1920x1080 JPEG q80 again",
             "1920x1080 exposure x0.75",
+            "1920x1080 moved 1 px",
             "3840x2160 JPEG q80 again",
             "3840x2160 exposure x0.75",
             "3840x2160 halved",
+            "3840x2160 moved 1 px",
         ]
     );
     for group in changed {

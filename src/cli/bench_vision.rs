@@ -47,8 +47,9 @@ pub struct Args {
     pub photoreal: Option<PathBuf>,
     /// With `--photoreal`, read each frame again as a real camera might have sent it,
     /// each way reported on its own: JPEG-compressed once more at quality 80 (as a
-    /// webcam's MJPEG), exposed at three quarters of the light, and a 4K frame halved to
-    /// 1080p (its lens file scaled with it).
+    /// webcam's MJPEG), exposed at three quarters of the light, a 4K frame halved to
+    /// 1080p (its lens file scaled with it), and the picture moved a pixel right and
+    /// down (the camera turned by a hair).
     #[arg(long, requires = "photoreal")]
     pub perturb: bool,
     /// Give the detector the empty map: the printed map's image, matched to each frame's
@@ -667,6 +668,17 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
             ..f.clone()
         }
     };
+    // The camera turned by a hair (or its stand knocked): every map point lands a pixel
+    // right and a pixel down. The tags place the map again, so the truth stands; what
+    // changes is where each map-plane pixel's read falls among the frame's pixels, by
+    // about half a map-plane pixel at 1080p. A reading that holds only on one such grid
+    // holds by luck. The row and column the frame uncovers are black.
+    let moved: Change = |f| {
+        let (w, h) = f.image.dimensions();
+        let mut image = image::RgbImage::new(w, h);
+        image::imageops::replace(&mut image, &f.image, 1, 1);
+        Frame { image, ..f.clone() }
+    };
     // Which frames each change is made to.
     type Applies = fn(&Frame) -> bool;
     let every: Applies = |_| true;
@@ -675,6 +687,7 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
         ("JPEG q80 again", again, every),
         ("exposure x0.75", dim, every),
         ("halved", halved, large),
+        ("moved 1 px", moved, every),
     ]
     .into_iter()
     .filter_map(|(how, change, applies)| {
