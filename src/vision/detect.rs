@@ -2901,13 +2901,22 @@ const LEAST_LENGTH_SHOWN: f64 = 0.7;
 /// - A standing block shows its length: a silhouette, not cut from a line, shorter than
 ///   [`LEAST_LENGTH_SHOWN`] of its top is a roof or a stretch of ink, not a block.
 /// - A cube is as wide as it is long and all paint on top (no label, no strip): its
-///   silhouette is at least its top's size, less the blur, both ways. A narrower stretch
-///   of the side's colour (a roof's edge, a sliver of river) is no cube.
+///   silhouette is at least its top's size, less what its blurred edges lose under the
+///   side's least saturation (`edge_loss_px`, from [`edge_loss_px`]), both ways. A
+///   narrower stretch of the side's colour (a roof's edge, a sliver of river) is no
+///   cube.
 ///
 /// Where the reference explains the ink it is out of the paint already, and may have
 /// taken part of a piece's paint with it: these do not apply there. A `part` of a line
 /// has a cut for an end, and its length is a block's by construction.
-fn not_ink(fit: &Fit, sil: &Silhouette, cam_h: f64, label_on_top: bool, part: bool) -> bool {
+fn not_ink(
+    fit: &Fit,
+    sil: &Silhouette,
+    cam_h: f64,
+    label_on_top: bool,
+    part: bool,
+    edge_loss_px: f64,
+) -> bool {
     match (fit.kind, fit.status) {
         ("block", Status::Spent) => label_on_top,
         ("block", Status::Fresh) if !part => {
@@ -2918,11 +2927,28 @@ fn not_ink(fit: &Fit, sil: &Silhouette, cam_h: f64, label_on_top: bool, part: bo
         ("hq", _) => {
             let top_px = fit.depth_in * (1.0 + top_grow(fit.height_in, cam_h)) * PX_PER_IN;
             let (width, length) = sil.size_px();
-            width.min(length) >= top_px - EDGE_BLUR_PX
+            width.min(length) >= top_px - edge_loss_px
         }
         _ => true,
     }
 }
+
+/// How far across a piece's silhouette falls short of its top where the paint's
+/// saturation `saturation` lies near its side's least, `floor`: a blurred edge pixel
+/// that is a share `a` paint, beside a map far from the side's hue, reads about `a`
+/// times the paint's saturation and is paint from `a` = floor / saturation. Its
+/// silhouette ends there, not at the middle of the blur: over a blur of
+/// [`EDGE_RAMP_PX`] each side loses (floor / saturation - 1/2) of it. Never less than
+/// [`EDGE_BLUR_PX`] in all (the blur's own share), nor more than twice it.
+fn edge_loss_px(floor: f64, saturation: f64) -> f64 {
+    (2.0 * EDGE_RAMP_PX * (floor / saturation.max(1e-6) - 0.5))
+        .clamp(EDGE_BLUR_PX, 2.0 * EDGE_BLUR_PX)
+}
+
+/// How wide an edge's blur is on the map plane, in its pixels: a frame pixel of lens
+/// and sensor, and JPEG's chroma halved, at about two frame pixels a map-plane pixel
+/// at 1080p.
+const EDGE_RAMP_PX: f64 = 1.5;
 
 /// Measure one blob of a side's paint and its paper; `None` when it is no piece (a road
 /// line, a speck).
@@ -3030,9 +3056,31 @@ fn measure(
         })
     };
     let label_on_top = paper_share(f64::NEG_INFINITY, f64::INFINITY).is_some();
+    // What a cube's blurred edges lose under its side's floor, by the paint's median
+    // saturation.
+    let edge_loss = {
+        let floor = options
+            .colours
+            .sides
+            .iter()
+            .find(|s| s.name == colour)
+            .map_or(0.0, |s| s.min_saturation);
+        let mut saturations: Vec<f64> = blob
+            .iter()
+            .filter(|p| !p.paper)
+            .filter_map(|p| plane.at(p.x, p.y))
+            .map(|rgb| Hsv::from_rgb(rgb).s)
+            .collect();
+        if saturations.is_empty() {
+            EDGE_BLUR_PX
+        } else {
+            let k = saturations.len() / 2;
+            edge_loss_px(floor, nth_smallest(&mut saturations, k))
+        }
+    };
     let fits: Vec<Fit> = fit_shapes(&sil, cut, cam_h, options.model, &shaded, &paper_share)
         .into_iter()
-        .filter(|f| ink_known || not_ink(f, &sil, cam_h, label_on_top, cut.is_some()))
+        .filter(|f| ink_known || not_ink(f, &sil, cam_h, label_on_top, cut.is_some(), edge_loss))
         .collect();
     tracing::trace!(
         at_in = ?[axes.centre[0] / PX_PER_IN, axes.centre[1] / PX_PER_IN],
@@ -4278,10 +4326,10 @@ mod tests {
     use nalgebra::Point3;
 
     use super::{
-        Axes, Classifier, Cut, DetectOptions, DetectedPiece, Facing, FaintTops, MapPlane, PAPER,
-        PX_PER_IN, PlaneSampler, Px, Silhouette, blobs_of, centroid, cube_middle, fit_shapes,
-        is_a_line, measure, not_ink, read_strip_again, rim_side, stands_up, top_grow,
-        without_overlaps,
+        Axes, Classifier, Cut, DetectOptions, DetectedPiece, EDGE_BLUR_PX, Facing, FaintTops,
+        MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Silhouette, blobs_of, centroid, cube_middle,
+        edge_loss_px, fit_shapes, is_a_line, measure, not_ink, read_strip_again, rim_side,
+        stands_up, top_grow, without_overlaps,
     };
 
     use crate::sim;
@@ -4346,11 +4394,14 @@ mod tests {
     /// A cube 0.375 in on a side, 30 in under the camera and 5 in from the point below
     /// it, shows a top of 0.375 x 30 / 29.625 in = 7.6 px at 20 px an inch. An 8 x 8 px
     /// silhouette is that cube; one 8 x 5 px (a roof's edge) is narrower than its top
-    /// less a blurred pixel (6.6 px), and is no cube.
+    /// less a blurred pixel (6.6 px), and is no cube. One 8 x 6.3 px is a cube only
+    /// where its paint is as pale as red's least saturation (0.62): at 0.63 its blurred
+    /// edges lose 2 x 1.5 x (0.62 / 0.63 - 1/2) = 1.45 px, and 7.6 - 1.45 = 6.15 px is
+    /// the least it shows; saturated at 0.9 they lose the one blurred pixel.
     #[test]
     fn a_cube_shows_its_whole_top() {
         let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
-        let fits = |across: (f64, f64)| {
+        let fits_with = |across: (f64, f64), edge_loss: f64| {
             let sil = Silhouette {
                 along: (-3.5, 3.5),
                 normal: across,
@@ -4358,12 +4409,26 @@ mod tests {
             };
             let fits = fit_shapes(&sil, None, 30.0, &model, &|_, _| 0.0, &|_, _| None);
             let cube = fits.into_iter().find(|f| f.kind == "hq").unwrap();
-            (cube.err, not_ink(&cube, &sil, 30.0, false, false))
+            (
+                cube.err,
+                not_ink(&cube, &sil, 30.0, false, false, edge_loss),
+            )
         };
+        let fits = |across: (f64, f64)| fits_with(across, EDGE_BLUR_PX);
         let (err, square) = fits((-3.5, 3.5));
         assert!(err < 0.1 && square, "a square top: err {err}");
         let (_, narrow) = fits((-2.0, 2.0));
         assert!(!narrow, "no cube 5 px wide");
+        let pale = edge_loss_px(0.62, 0.63);
+        assert!((pale - 1.452).abs() < 0.001, "{pale}");
+        assert_eq!(edge_loss_px(0.62, 0.9), EDGE_BLUR_PX);
+        assert_eq!(edge_loss_px(0.62, 0.5), 2.0 * EDGE_BLUR_PX);
+        assert!(fits_with((-2.65, 2.65), pale).1, "a pale cube 6.3 px wide");
+        let saturated = edge_loss_px(0.62, 0.9);
+        assert!(
+            !fits_with((-2.65, 2.65), saturated).1,
+            "saturated, 6.3 px is no cube"
+        );
     }
 
     /// The heading and facing [`read_strip_again`] gives a red block of `status` at
@@ -4923,7 +4988,7 @@ mod tests {
                 .into_iter()
                 .find(|f| f.kind == "block" && f.status == Status::Fresh)
                 .unwrap();
-            not_ink(&block, &sil, 30.0, false, part)
+            not_ink(&block, &sil, 30.0, false, part, EDGE_BLUR_PX)
         };
         assert!(fresh(38.0, false), "a whole block");
         assert!(!fresh(24.0, false), "a roof 1.2 in long");
