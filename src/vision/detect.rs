@@ -2541,33 +2541,43 @@ fn is_a_line(
             .contains(&along)
             .then(|| (((along - lo + 0.5) / part_px) as usize).min(count - 1))
     };
-    let mut band_area = 0.0;
-    let mut inside = 0usize;
-    for part in 0..count {
-        let own_top: Vec<[f64; 2]> = top
-            .iter()
-            .copied()
-            .filter(|&p| part_of(p) == Some(part))
-            .collect();
-        // A block whose top reads dim (in shade, or washed out) has none of the lit top:
-        // its band is the line's.
-        let (n_lo, n_hi) = if own_top.is_empty() {
-            line_band
-        } else {
-            extent(&own_top, axes.centre, axes.normal)
-        };
-        if n_hi - n_lo + 1.0 > widest_band_px {
-            return false;
+    let mut tops: Vec<Vec<[f64; 2]>> = vec![Vec::new(); count];
+    for &p in top {
+        if let Some(part) = part_of(p) {
+            tops[part].push(p);
         }
-        band_area += part_px * (n_hi - n_lo + 1.0);
-        inside += blob
-            .iter()
-            .filter(|p| {
-                part_of(p.centre()) == Some(part)
-                    && (n_lo..=n_hi).contains(&dot(sub(p.centre(), axes.centre), axes.normal))
-            })
-            .count();
     }
+    // A block whose top reads dim (in shade, or washed out) has none of the lit top: its
+    // band is the line's.
+    let bands: Vec<(f64, f64)> = tops
+        .iter()
+        .map(|own| {
+            if own.is_empty() {
+                line_band
+            } else {
+                extent(own, axes.centre, axes.normal)
+            }
+        })
+        .collect();
+    if bands
+        .iter()
+        .any(|(n_lo, n_hi)| n_hi - n_lo + 1.0 > widest_band_px)
+    {
+        return false;
+    }
+    let band_area: f64 = bands
+        .iter()
+        .map(|(n_lo, n_hi)| part_px * (n_hi - n_lo + 1.0))
+        .sum();
+    let inside = blob
+        .iter()
+        .filter(|p| {
+            part_of(p.centre()).is_some_and(|part| {
+                let (n_lo, n_hi) = bands[part];
+                (n_lo..=n_hi).contains(&dot(sub(p.centre(), axes.centre), axes.normal))
+            })
+        })
+        .count();
     // A line's paint fills most of its band (a bevel, a seam, a side face in deep shade
     // take some); a stream's bends leave most of it bare.
     inside as f64 >= 0.5 * band_area
@@ -3057,8 +3067,11 @@ fn measure(
     };
     let label_on_top = paper_share(f64::NEG_INFINITY, f64::INFINITY).is_some();
     // What a cube's blurred edges lose under its side's floor, by the paint's median
-    // saturation.
-    let edge_loss = {
+    // saturation: asked only where a cube may be judged against ink (a part of a line is
+    // a block; where the reference knows the ink, nothing is).
+    let edge_loss = if cut.is_some() || ink_known {
+        EDGE_BLUR_PX
+    } else {
         let floor = options
             .colours
             .sides
