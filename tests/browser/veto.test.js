@@ -17,8 +17,15 @@ async function main() {
     const p = window.aide.table.pieces.find((q) => q.id === id);
     return p ? p.pose : null;
   }, id);
+  // The panel is drawn again with each table the camera sends, and a button being
+  // replaced has no box for that moment: it is measured as it stands between drawings
+  // (for up to 5 s), and must then be a thumb's size.
   const thumb = async (sel) => {
-    const box = await page.locator(sel).boundingBox();
+    let box = null;
+    for (let tries = 0; tries < 50 && !box; tries++) {
+      box = await page.locator(sel).boundingBox();
+      if (!box) await page.waitForTimeout(100);
+    }
     assert.ok(box && box.height >= 44 && box.width >= 44, `${sel} is a thumb's target: ${JSON.stringify(box)}`);
   };
   try {
