@@ -3069,15 +3069,11 @@ fn measure(
     // What a cube's blurred edges lose under its side's floor, by the paint's median
     // saturation: asked only where a cube may be judged against ink (a part of a line is
     // a block; where the reference knows the ink, nothing is).
+    let side = options.colours.sides.iter().find(|s| s.name == colour);
     let edge_loss = if cut.is_some() || ink_known {
         EDGE_BLUR_PX
     } else {
-        let floor = options
-            .colours
-            .sides
-            .iter()
-            .find(|s| s.name == colour)
-            .map_or(0.0, |s| s.min_saturation);
+        let floor = side.map_or(0.0, |s| s.min_saturation);
         let mut saturations: Vec<f64> = blob
             .iter()
             .filter(|p| !p.paper)
@@ -3144,7 +3140,6 @@ fn measure(
     // map. No more saturation is asked for: that pixel is mostly label and map, paler
     // than half the side's least ([`rim_side`]'s test lost three of the photoreal
     // frames' rims). The rims at the ends, 0.14 in, are wide enough to read as paint.
-    let side = options.colours.sides.iter().find(|s| s.name == colour);
     let past_rim = |axis: usize, far_edge: f64| {
         let spent_block = fit.kind == "block" && fit.status == Status::Spent;
         let Some(side) = side.filter(|_| spent_block && axis == 1) else {
