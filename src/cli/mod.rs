@@ -72,6 +72,21 @@ impl PrintedMap {
     }
 }
 
+/// How far the renderer takes pieces' edges off, inches: from 0 (sharp) to a tenth of
+/// an inch, a quarter of a block's depth (the chamfers of a narrower face would meet).
+pub fn parse_rounded_edge(text: &str) -> Result<f64, String> {
+    let inches: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?}: give the rounding in inches, such as 0.04"))?;
+    if (0.0..=0.1).contains(&inches) {
+        Ok(inches)
+    } else {
+        Err(format!(
+            "{text:?}: a piece's edges are rounded by 0 to 0.1 in"
+        ))
+    }
+}
+
 /// `procedural` (36x24), `WxH` (procedural at that size), `demo`, or an SVG file.
 pub fn parse_printed_map(text: &str) -> Result<PrintedMap, String> {
     match text {

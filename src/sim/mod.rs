@@ -101,6 +101,12 @@ pub struct Scene {
     pub jpeg_quality: u8,
     pub seed: u64,
     pub hand: Option<Hand>,
+    /// How far every edge of every piece is taken off, inches: a 45-degree chamfer, as
+    /// wooden blocks and cubes come sanded round by about a millimetre (0.04 in). Then
+    /// the flat top the camera sees is smaller than the footprint all round, and its
+    /// edges slope between the top's light and the sides' shade. 0 draws sharp boxes.
+    #[serde(default)]
+    pub rounded_edge_in: f64,
 }
 
 /// Colours of the pieces, as painted wood under white light.
@@ -181,6 +187,7 @@ fn framing_focal(
         jpeg_quality: 100,
         seed: 0,
         hand: None,
+        rounded_edge_in: 0.0,
     };
     let camera = probe.pinhole();
     let (cx, cy) = (f64::from(width) / 2.0, f64::from(height) / 2.0);
@@ -262,6 +269,7 @@ pub fn random_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, height:
         jpeg_quality: 85,
         seed,
         hand: None,
+        rounded_edge_in: 0.0,
     }
 }
 
@@ -415,15 +423,21 @@ struct PieceBox {
     band: f64,
     /// Where the unit's label is stuck: none on an HQ cube.
     label: Label,
+    /// How far its edges are taken off ([`Scene::rounded_edge_in`]).
+    bevel: f64,
     /// Pixel bounding box in the frame.
     bbox: (f64, f64, f64, f64),
 }
 
 impl PieceBox {
-    /// The nearest hit of a ray with the box: distance and which face (0 top, 1 side
-    /// along the frontage, 2 side along the depth), with the local point (along the
-    /// frontage, along the facing, and its height, negative up).
-    fn hit(&self, o: Point3<f64>, d: Vector3<f64>) -> Option<(f64, u8, [f64; 3])> {
+    /// The nearest hit of a ray with the box, its edges chamfered by `self.bevel`:
+    /// distance and which face ([`Face`]), with the local point (along the frontage,
+    /// along the facing, and its height, negative up).
+    ///
+    /// The box is the intersection of half-spaces `n . p <= c` (six faces, four top
+    /// edges' chamfers, four upright edges'): the ray is inside all of them between the
+    /// latest entry and the earliest exit, and the face it enters last is the one hit.
+    fn hit(&self, o: Point3<f64>, d: Vector3<f64>) -> Option<(f64, Face, [f64; 3])> {
         let (ox, oy) = (o.x - self.cx, o.y - self.cy);
         let lo = [
             ox * self.right.0 + oy * self.right.1,
@@ -435,34 +449,49 @@ impl PieceBox {
             d.x * self.forward.0 + d.y * self.forward.1,
             d.z,
         ];
-        let min = [-self.half_w, -self.half_d, -self.h];
-        let max = [self.half_w, self.half_d, 0.0];
-        let (mut t0, mut t1, mut axis) = (f64::NEG_INFINITY, f64::INFINITY, 0usize);
-        for i in 0..3 {
-            if ld[i].abs() < 1e-12 {
-                if lo[i] < min[i] || lo[i] > max[i] {
+        let (w, dp, h) = (self.half_w, self.half_d, self.h);
+        let b = self.bevel.min(0.5 * w.min(dp).min(h));
+        // (normal, bound, face): z grows down, the top is at z = -h. A sharp box has
+        // only its six faces.
+        let planes: [([f64; 3], f64, Face); 14] = [
+            ([1.0, 0.0, 0.0], w, Face::End),
+            ([-1.0, 0.0, 0.0], w, Face::End),
+            ([0.0, 1.0, 0.0], dp, Face::Long),
+            ([0.0, -1.0, 0.0], dp, Face::Long),
+            ([0.0, 0.0, -1.0], h, Face::Top),
+            ([0.0, 0.0, 1.0], 0.0, Face::Top),
+            ([0.0, 1.0, -1.0], dp + h - b, Face::LongBevel),
+            ([0.0, -1.0, -1.0], dp + h - b, Face::LongBevel),
+            ([1.0, 0.0, -1.0], w + h - b, Face::EndBevel),
+            ([-1.0, 0.0, -1.0], w + h - b, Face::EndBevel),
+            ([1.0, 1.0, 0.0], w + dp - b, Face::CornerBevel),
+            ([1.0, -1.0, 0.0], w + dp - b, Face::CornerBevel),
+            ([-1.0, 1.0, 0.0], w + dp - b, Face::CornerBevel),
+            ([-1.0, -1.0, 0.0], w + dp - b, Face::CornerBevel),
+        ];
+        let (mut t0, mut t1, mut face) = (f64::NEG_INFINITY, f64::INFINITY, Face::Top);
+        for &(n, bound, plane_face) in &planes[..if b > 0.0 { 14 } else { 6 }] {
+            let towards = n[0] * ld[0] + n[1] * ld[1] + n[2] * ld[2];
+            let room = bound - (n[0] * lo[0] + n[1] * lo[1] + n[2] * lo[2]);
+            if towards.abs() < 1e-12 {
+                if room < 0.0 {
                     return None;
                 }
                 continue;
             }
-            let (mut a, mut b) = ((min[i] - lo[i]) / ld[i], (max[i] - lo[i]) / ld[i]);
-            if a > b {
-                std::mem::swap(&mut a, &mut b);
+            let t = room / towards;
+            if towards < 0.0 {
+                if t > t0 {
+                    t0 = t;
+                    face = plane_face;
+                }
+            } else {
+                t1 = t1.min(t);
             }
-            if a > t0 {
-                t0 = a;
-                axis = i;
-            }
-            t1 = t1.min(b);
         }
         if t0 > t1 || t1 < 0.0 {
             return None;
         }
-        let face = match axis {
-            2 => 0,
-            1 => 1,
-            _ => 2,
-        };
         Some((
             t0,
             face,
@@ -481,6 +510,22 @@ impl PieceBox {
         let b = (dx * self.forward.0 + dy * self.forward.1).abs() - self.half_d;
         a.max(0.0).hypot(b.max(0.0)) + a.max(b).min(0.0)
     }
+}
+
+/// Which face of a piece a ray meets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Face {
+    Top,
+    /// A long side, along the frontage.
+    Long,
+    /// An end, along the depth.
+    End,
+    /// The chamfer between the top and a long side.
+    LongBevel,
+    /// The chamfer between the top and an end.
+    EndBevel,
+    /// The chamfer of an upright edge, between a long side and an end.
+    CornerBevel,
 }
 
 /// Where a block carries its unit's label ("Coloca cuidadosamente las pegatinas"): on
@@ -524,6 +569,10 @@ fn label_rgb(u: f64, v: f64) -> Option<[f64; 3]> {
     })
 }
 
+/// How much of the top's light a long side face and an end face get.
+const LONG_SIDE_LIGHT: f64 = 0.62;
+const END_LIGHT: f64 = 0.5;
+
 /// Where the light comes from: shadows fall this far per inch of height.
 const SHADOW_SHIFT: (f64, f64) = (0.35, 0.45);
 
@@ -545,7 +594,7 @@ pub fn render_on(scene: &Scene, model: &PieceModel, map: &MapTexture) -> RgbImag
     let boxes: Vec<PieceBox> = scene
         .pieces
         .iter()
-        .map(|p| piece_box(model, p, &camera))
+        .map(|p| piece_box(model, p, &camera, scene.rounded_edge_in))
         .collect();
     let mut rng = ChaCha20Rng::seed_from_u64(scene.seed ^ 0x5eed);
     let noise = Normal::new(0.0, scene.noise.max(1e-9)).expect("finite");
@@ -566,7 +615,7 @@ pub fn render_on(scene: &Scene, model: &PieceModel, map: &MapTexture) -> RgbImag
     jpeg_round_trip(img, scene.jpeg_quality)
 }
 
-fn piece_box(model: &PieceModel, p: &TruePiece, camera: &PinholeCamera) -> PieceBox {
+fn piece_box(model: &PieceModel, p: &TruePiece, camera: &PinholeCamera, bevel: f64) -> PieceBox {
     let (frontage, depth, height) = dimensions(model, p);
     let a = p.heading_deg.to_radians();
     let forward = (a.sin(), -a.cos());
@@ -608,6 +657,7 @@ fn piece_box(model: &PieceModel, p: &TruePiece, camera: &PinholeCamera) -> Piece
             (Shape::Block, Status::Fresh) => Label::Back,
             (Shape::Block, Status::Spent) => Label::Top,
         },
+        bevel,
         bbox,
     }
 }
@@ -629,7 +679,7 @@ fn shade(
             return SKIN_RGB;
         }
     }
-    let mut best: Option<(f64, &PieceBox, u8, [f64; 3])> = None;
+    let mut best: Option<(f64, &PieceBox, Face, [f64; 3])> = None;
     for b in boxes {
         if u < b.bbox.0 || u > b.bbox.2 || v < b.bbox.1 || v > b.bbox.3 {
             continue;
@@ -641,17 +691,23 @@ fn shade(
         }
     }
     if let Some((_, b, face, [lx, ly, lz])) = best {
+        // A chamfer faces halfway between the two faces it joins, and is lit halfway.
         return match face {
             // The band runs along the front long edge of the top face, over the label
-            // of a spent block.
-            0 if b.band > 0.0 && ly > b.half_d - b.band => BAND_RGB,
-            0 if b.label == Label::Top => label_rgb(lx, ly).unwrap_or(b.rgb),
-            0 => b.rgb,
+            // of a spent block; stickers lie on the flat faces, within the chamfers.
+            Face::Top if b.band > 0.0 && ly > b.half_d - b.bevel - b.band => BAND_RGB,
+            Face::Top if b.label == Label::Top => label_rgb(lx, ly).unwrap_or(b.rgb),
+            Face::Top => b.rgb,
             // A standing block's label is on its back face, toward its owner.
-            1 if b.label == Label::Back && ly < 0.0 => label_rgb(lx, lz + b.h / 2.0)
-                .map_or(b.rgb.map(|c| c * 0.62), |rgb| rgb.map(|c| c * 0.8)),
-            1 => b.rgb.map(|c| c * 0.62),
-            _ => b.rgb.map(|c| c * 0.5),
+            Face::Long if b.label == Label::Back && ly < 0.0 => label_rgb(lx, lz + b.h / 2.0)
+                .map_or(b.rgb.map(|c| c * LONG_SIDE_LIGHT), |rgb| {
+                    rgb.map(|c| c * 0.8)
+                }),
+            Face::Long => b.rgb.map(|c| c * LONG_SIDE_LIGHT),
+            Face::End => b.rgb.map(|c| c * END_LIGHT),
+            Face::LongBevel => b.rgb.map(|c| c * 0.5 * (1.0 + LONG_SIDE_LIGHT)),
+            Face::EndBevel => b.rgb.map(|c| c * 0.5 * (1.0 + END_LIGHT)),
+            Face::CornerBevel => b.rgb.map(|c| c * 0.5 * (LONG_SIDE_LIGHT + END_LIGHT)),
         };
     }
     let s = -o.z / d.z;
@@ -758,4 +814,70 @@ pub fn jpeg_round_trip(img: RgbImage, quality: u8) -> RgbImage {
     image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
         .map(|i| i.into_rgb8())
         .unwrap_or(img)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Face, Label, PieceBox};
+    use nalgebra::{Point3, Vector3};
+
+    /// A block 1.875 x 0.375 x 0.75 in at the origin, its frontage along x.
+    fn block(bevel: f64) -> PieceBox {
+        PieceBox {
+            cx: 0.0,
+            cy: 0.0,
+            right: (1.0, 0.0),
+            forward: (0.0, 1.0),
+            half_w: 0.9375,
+            half_d: 0.1875,
+            h: 0.75,
+            rgb: [200.0, 30.0, 30.0],
+            band: 0.0,
+            label: Label::None,
+            bevel,
+            bbox: (0.0, 0.0, 0.0, 0.0),
+        }
+    }
+
+    /// A ray straight down from 10 in up (z grows down) at (x, y): the face it meets and
+    /// the height there, inches up.
+    fn down(b: &PieceBox, x: f64, y: f64) -> Option<(Face, f64)> {
+        b.hit(Point3::new(x, y, -10.0), Vector3::new(0.0, 0.0, 1.0))
+            .map(|(_, face, at)| (face, -at[2]))
+    }
+
+    #[test]
+    fn a_rounded_edge_takes_a_chamfer_off_the_top_and_a_sharp_box_keeps_it() {
+        let sharp = block(0.0);
+        let rounded = block(0.04);
+        // The middle of the top is the top either way, 0.75 in up.
+        assert_eq!(down(&rounded, 0.0, 0.0), Some((Face::Top, 0.75)));
+        // 0.01 in in from the end: the sharp box's top; on the rounded one, its end's
+        // chamfer, 0.04 - 0.01 = 0.03 in below the top.
+        assert_eq!(down(&sharp, 0.9275, 0.0), Some((Face::Top, 0.75)));
+        let (face, up) = down(&rounded, 0.9275, 0.0).unwrap();
+        assert_eq!(face, Face::EndBevel);
+        assert!((up - 0.72).abs() < 1e-9, "{up}");
+        // Likewise beside a long edge, and the chamfer ends 0.04 in in.
+        let (face, up) = down(&rounded, 0.0, 0.1775).unwrap();
+        assert_eq!(face, Face::LongBevel);
+        assert!((up - 0.72).abs() < 1e-9, "{up}");
+        assert_eq!(down(&rounded, 0.0, 0.1465), Some((Face::Top, 0.75)));
+        // An upright corner is cut off: straight down 0.01 in in each way there is
+        // nothing, and a level ray aimed at the corner meets its chamfer (x + y =
+        // 0.9375 + 0.1875 - 0.04) 0.02 in past where the sharp box's corner stands.
+        assert_eq!(down(&rounded, 0.9275, 0.1775), None);
+        let toward_corner = |b: &PieceBox| {
+            let from = Point3::new(1.9375, 1.1875, -0.375);
+            b.hit(from, Vector3::new(-1.0, -1.0, 0.0))
+                .map(|(t, face, _)| (t, face))
+        };
+        assert_eq!(toward_corner(&sharp).map(|(t, _)| t), Some(1.0));
+        let (t, face) = toward_corner(&rounded).unwrap();
+        assert_eq!(face, Face::CornerBevel);
+        assert!((t - 1.02).abs() < 1e-9, "{t}");
+        // Off the footprint, nothing either way.
+        assert_eq!(down(&rounded, 0.95, 0.0), None);
+        assert_eq!(down(&sharp, 0.0, 0.19), None);
+    }
 }
