@@ -4174,8 +4174,8 @@ fn read_strip_again(
         half_along * half_across
     };
     let least = [0.5 * zone_px, 0.5 * zone_px, 0.5 * half_along * half_across];
-    let strip_at = |shift: f64| {
-        let counts = read_at(shift);
+    let share = |[paper, all, _]: [usize; 3]| paper as f64 / all.max(1) as f64;
+    let strip_in = |counts: [[usize; 3]; 3], shift: f64| {
         let [back, front_zone, past] = counts;
         let seen = counts
             .iter()
@@ -4185,7 +4185,6 @@ fn read_strip_again(
         if !seen || 2 * past[0] > past[1] || not_bare_map {
             return None;
         }
-        let share = |[paper, all, _]: [usize; 3]| paper as f64 / all as f64;
         let (back, front_zone) = (share(back), share(front_zone));
         match strip_between(back, front_zone) {
             Sign::Strip(sign) => Some((sign, (front_zone - back) * sign)),
@@ -4194,15 +4193,40 @@ fn read_strip_again(
     };
     // Where the block was placed; a standing block's, failing that, where its halves
     // differ most (the strip's edge on the top's middle), the nearest of equals.
+    let placed = read_at(0.0);
     let shifts = (1..=STRIP_SEARCH_PX)
         .filter(|_| !spent)
         .flat_map(|px| [f64::from(px), -f64::from(px)]);
-    let found = strip_at(0.0).map(|(sign, _)| (0.0, sign)).or_else(|| {
-        shifts
-            .filter_map(|shift| strip_at(shift).map(|(sign, contrast)| (shift, sign, contrast)))
-            .reduce(|best, next| if next.2 > best.2 { next } else { best })
-            .map(|(shift, sign, _)| (shift, sign))
-    });
+    // Where the block was placed, a half that holds half paper or more, and more than
+    // the other by [`STRIP_LEADS`], is where the strip lies, even where the other half
+    // holds too much paper for [`strip_between`]: a strip as deep as half the top, on
+    // a block whose edges are rounded, is deeper than half its flat top and runs past
+    // the middle. A strip found on the top moved must lie on that side. Moved a few
+    // pixels toward the front, the top's back half holds the whole strip, its front
+    // half the rounded edge and the map, and the strip reads on the back: on our
+    // renderer's tables of blocks in contact, edges rounded by 0.04 in, 7 marked
+    // blocks of 470 read facing backwards that way.
+    let strip_side = {
+        let (back, front_zone) = (share(placed[0]), share(placed[1]));
+        if front_zone >= 0.5 && front_zone - back >= STRIP_LEADS {
+            Some(1.0)
+        } else if back >= 0.5 && back - front_zone >= STRIP_LEADS {
+            Some(-1.0)
+        } else {
+            None
+        }
+    };
+    let found = strip_in(placed, 0.0)
+        .map(|(sign, _)| (0.0, sign))
+        .or_else(|| {
+            shifts
+                .filter_map(|shift| {
+                    strip_in(read_at(shift), shift).map(|(sign, contrast)| (shift, sign, contrast))
+                })
+                .filter(|(_, sign, _)| strip_side.is_none_or(|side| side == *sign))
+                .reduce(|best, next| if next.2 > best.2 { next } else { best })
+                .map(|(shift, sign, _)| (shift, sign))
+        });
     if let Some((shift, sign)) = found {
         let moved = shift / (1.0 + grow) / PX_PER_IN;
         piece.x_in += front[0] * moved;
@@ -4211,6 +4235,10 @@ fn read_strip_again(
         piece.facing = Facing::Marked;
     }
 }
+
+/// How much more of its half a strip's paper fills than of the other half, at the
+/// least, for [`read_strip_again`] to take that side for the strip's.
+const STRIP_LEADS: f64 = 0.3;
 
 /// How far across its top, in map-plane pixels (0.15 in), a standing block's strip is
 /// looked for when it does not read where the block was placed: less than half the
