@@ -4242,7 +4242,9 @@ const STRIP_LEADS: f64 = 0.3;
 
 /// How far across its top, in map-plane pixels (0.15 in), a standing block's strip is
 /// looked for when it does not read where the block was placed: less than half the
-/// top's depth (0.19 in), so the two halves of the top cannot trade places.
+/// top's depth (0.19 in), so the two halves of a sharp top cannot trade places. (A
+/// rounded top's strip runs past its middle, and the halves could: the side it was
+/// placed on holds it there; see [`read_strip_again`].)
 const STRIP_SEARCH_PX: u8 = 3;
 
 /// How much of a spent block's top, from each end, its strip is read on (inches): its
