@@ -83,9 +83,13 @@ pub struct Tally {
     detected: usize,
     failed_frames: usize,
     centre_err_in: Vec<f64>,
-    /// Marked blocks found, and those read facing more than [`FACING_WRONG_DEG`] off.
+    /// Marked blocks found; those facing more than [`FACING_WRONG_DEG`] off, read by
+    /// their strip or not (an unread block's front is a guess from its axis, its home
+    /// edge or nothing); and those of them read by their strip: a strip read on the
+    /// wrong side, which the page would show as sure.
     marked: usize,
     facing_wrong: usize,
+    strip_wrong: usize,
     heading_err_deg: Vec<f64>,
     status_right: usize,
     colour_right: usize,
@@ -353,11 +357,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             s["centre_p95_in"].as_f64().unwrap_or(f64::NAN)
         );
         println!(
-            "  heading error (marked blocks read by their strip) median {:.2} deg, p95 {:.2} deg; {} of {} marked blocks facing more than {FACING_WRONG_DEG} deg off",
+            "  heading error (marked blocks read by their strip) median {:.2} deg, p95 {:.2} deg; {} of {} marked blocks facing more than {FACING_WRONG_DEG} deg off, {} of them read by their strip",
             s["heading_median_deg"].as_f64().unwrap_or(f64::NAN),
             s["heading_p95_deg"].as_f64().unwrap_or(f64::NAN),
             t.facing_wrong,
             t.marked,
+            t.strip_wrong,
         );
         println!(
             "  status {:.3}, colour {:.3}, kind {:.3} of matched pieces right",
@@ -545,10 +550,12 @@ fn score(truth: &[TruePiece], pieces: &[DetectedPiece], t: &mut Tally) {
         if kind == "block" && truth.marked {
             t.marked += 1;
             let off = aide::geom::heading_difference(truth.heading_deg, p.heading_deg);
+            let wrong = off > FACING_WRONG_DEG;
             if p.facing == vision::Facing::Marked {
                 t.heading_err_deg.push(off);
+                t.strip_wrong += usize::from(wrong);
             }
-            t.facing_wrong += usize::from(off > FACING_WRONG_DEG);
+            t.facing_wrong += usize::from(wrong);
         }
         t.kind_right += usize::from(kind == p.kind);
         t.status_right += usize::from(kind == "hq" || truth.status == p.status);
@@ -739,6 +746,7 @@ fn summary(t: &Tally) -> serde_json::Value {
         "heading_p95_deg": percentile(&t.heading_err_deg, 0.95),
         "marked_found": t.marked,
         "marked_facing_wrong": t.facing_wrong,
+        "marked_strip_wrong": t.strip_wrong,
         "status_accuracy": ratio(t.status_right, t.found),
         "colour_accuracy": ratio(t.colour_right, t.found),
         "kind_accuracy": ratio(t.kind_right, t.found),
