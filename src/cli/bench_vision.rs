@@ -35,7 +35,13 @@ pub struct Args {
     /// Take every piece's edges off by this much, inches (a 45-degree chamfer; sanded
     /// wooden blocks are rounded by about 0.04), as the photoreal frames' blocks are
     /// bevelled; 0 draws sharp boxes. See `sim::Scene::rounded_edge_in`.
-    #[arg(long, default_value_t = 0.0, value_name = "IN", value_parser = super::parse_rounded_edge)]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "IN",
+        value_parser = super::parse_rounded_edge,
+        allow_negative_numbers = true
+    )]
     pub rounded_edge: f64,
     /// First seed.
     #[arg(long, default_value_t = 1)]

@@ -27,7 +27,13 @@ pub struct Args {
     pub touching: bool,
     /// Take every piece's edges off by this much, inches (a 45-degree chamfer; sanded
     /// wooden blocks are rounded by about 0.04); 0 draws sharp boxes.
-    #[arg(long, default_value_t = 0.0, value_name = "IN", value_parser = super::parse_rounded_edge)]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "IN",
+        value_parser = super::parse_rounded_edge,
+        allow_negative_numbers = true
+    )]
     pub rounded_edge: f64,
     /// No pieces: the empty table, as `aide calibrate map` wants it photographed.
     #[arg(long, conflicts_with_all = ["touching", "hand"])]

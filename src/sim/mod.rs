@@ -452,7 +452,7 @@ impl PieceBox {
         let (w, dp, h) = (self.half_w, self.half_d, self.h);
         let b = self.bevel.min(0.5 * w.min(dp).min(h));
         // (normal, bound, face): z grows down, the top is at z = -h. A sharp box has
-        // only its six faces.
+        // only its six faces; the bottom (z <= 0) is never met first by a ray from above.
         let planes: [([f64; 3], f64, Face); 14] = [
             ([1.0, 0.0, 0.0], w, Face::End),
             ([-1.0, 0.0, 0.0], w, Face::End),
