@@ -32,17 +32,8 @@ pub struct Args {
     /// `sim::touching_scene`), instead of pieces standing apart.
     #[arg(long)]
     pub touching: bool,
-    /// Take every piece's edges off by this much, inches (a 45-degree chamfer; sanded
-    /// wooden blocks are rounded by about 0.04), as the photoreal frames' blocks are
-    /// bevelled; 0 draws sharp boxes. See `sim::Scene::rounded_edge_in`.
-    #[arg(
-        long,
-        default_value_t = 0.0,
-        value_name = "IN",
-        value_parser = super::parse_rounded_edge,
-        allow_negative_numbers = true
-    )]
-    pub rounded_edge: f64,
+    #[command(flatten)]
+    pub rounded_edge: super::RoundedEdge,
     /// First seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -170,7 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     ("4K", args.frames_4k, (3840, 2160)),
                 ] {
                     let (touching, camera_file) = (args.touching, args.camera_file);
-                    let rounded_edge_in = args.rounded_edge;
+                    let rounded_edge_in = args.rounded_edge.inches;
                     let (with_reference, learned) = (args.reference, args.learned_reference);
                     let frames = (args.seed..args.seed + count)
                         .map(|seed| {
@@ -309,7 +300,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             serde_json::json!({
                 "camera_file": args.camera_file || args.photoreal.is_some(),
                 "touching": args.touching, "photoreal": args.photoreal,
-                "rounded_edge_in": args.rounded_edge,
+                "rounded_edge_in": args.rounded_edge.inches,
                 "results": tallies,
                 "opencv_plain": plain, "peak_memory_kib": peak_kib,
             })
@@ -323,8 +314,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "rendered, no camera file: focal length from the tags, distortion ignored".to_owned()
         }
     };
-    let rounded = if args.rounded_edge > 0.0 && args.photoreal.is_none() {
-        format!("; edges rounded by {} in", args.rounded_edge)
+    let rounded = if args.rounded_edge.inches > 0.0 && args.photoreal.is_none() {
+        format!("; edges rounded by {} in", args.rounded_edge.inches)
     } else {
         String::new()
     };

@@ -72,9 +72,25 @@ impl PrintedMap {
     }
 }
 
+/// `--rounded-edge IN`, for `aide render` and `aide bench vision`.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct RoundedEdge {
+    /// Take every piece's edges off by this much, inches (a 45-degree chamfer; sanded
+    /// wooden blocks are rounded by about 0.04, and the photoreal frames' blocks are
+    /// bevelled); 0 draws sharp boxes. See `sim::Scene::rounded_edge_in`.
+    #[arg(
+        long = "rounded-edge",
+        default_value_t = 0.0,
+        value_name = "IN",
+        value_parser = parse_rounded_edge,
+        allow_negative_numbers = true
+    )]
+    pub inches: f64,
+}
+
 /// How far the renderer takes pieces' edges off, inches: from 0 (sharp) to a tenth of
 /// an inch, a quarter of a block's depth (the chamfers of a narrower face would meet).
-pub fn parse_rounded_edge(text: &str) -> Result<f64, String> {
+fn parse_rounded_edge(text: &str) -> Result<f64, String> {
     let inches: f64 = text
         .parse()
         .map_err(|_| format!("{text:?}: give the rounding in inches, such as 0.04"))?;

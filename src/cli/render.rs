@@ -25,16 +25,8 @@ pub struct Args {
     /// Blocks of a side touching: lines end to end and columns, as in play.
     #[arg(long)]
     pub touching: bool,
-    /// Take every piece's edges off by this much, inches (a 45-degree chamfer; sanded
-    /// wooden blocks are rounded by about 0.04); 0 draws sharp boxes.
-    #[arg(
-        long,
-        default_value_t = 0.0,
-        value_name = "IN",
-        value_parser = super::parse_rounded_edge,
-        allow_negative_numbers = true
-    )]
-    pub rounded_edge: f64,
+    #[command(flatten)]
+    pub rounded_edge: super::RoundedEdge,
     /// No pieces: the empty table, as `aide calibrate map` wants it photographed.
     #[arg(long, conflicts_with_all = ["touching", "hand"])]
     pub empty: bool,
@@ -50,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         sim::random_scene(args.seed, w, h, args.width, args.height)
     };
-    scene.rounded_edge_in = args.rounded_edge;
+    scene.rounded_edge_in = args.rounded_edge.inches;
     if args.empty {
         scene.pieces.clear();
     }
