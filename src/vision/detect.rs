@@ -3555,18 +3555,30 @@ fn spent_by_label(
             let sign = label_strip_side(&region, &axes, along, across);
             let (heading_deg, facing) =
                 block_heading(sign, &axes, || (options.facing_away)(colour));
-            // The paint beyond the label's far edge (away from the camera), on average
+            // What lies beyond the label's far edge (away from the camera), on average
             // across it: a spent block's rim, or a standing block's top when the label
-            // is on its back face.
+            // is on its back face. That top is paint, and on a marked block its facing
+            // strip's paper as well: the strip fills the top's front half, and with the
+            // top's edges rounded the paint left beside it is narrower than half a
+            // top (on our renderer's rounded blocks seen from behind, about 3 px of a
+            // fresh top's 7.5, and the block read spent). Paper is counted within a
+            // fresh top's depth of the label, past its blurred edge: further off lies
+            // another piece.
             let far = -dot(sub(nadir, top_centre), axes.normal).signum();
             let far_edge = mid[1] + far * 0.5 * width_px;
+            let fresh_top_px =
+                block.depth_fresh_in * (1.0 + top_grow(block.height_fresh_in, cam_h)) * PX_PER_IN;
             let beyond = blob
                 .iter()
-                .filter(|p| !p.paper)
                 .filter(|p| {
                     let d = sub(p.centre(), axes.centre);
+                    let past = (dot(d, axes.normal) - far_edge) * far;
                     (along.0..=along.1).contains(&dot(d, axes.along))
-                        && (dot(d, axes.normal) - far_edge) * far > 0.0
+                        && if p.paper {
+                            (EDGE_BLUR_PX..=fresh_top_px).contains(&past)
+                        } else {
+                            past > 0.0
+                        }
                 })
                 .count() as f64
                 / length_px;
