@@ -2224,6 +2224,40 @@ fn paper_regions(blob: &[Px]) -> Vec<Vec<[f64; 2]>> {
         .collect()
 }
 
+/// A blob without its paper that is neither a label nor a facing strip. Paper on a piece
+/// is one or the other, and each runs most of the top's length: a label 1.6 in of 1.875,
+/// a strip all of it. Pale ink of the map joined to a piece's paint (a grey bridge or
+/// slate roof beside it) is a shorter patch of its own; measured with the piece, it
+/// widened the silhouette to a spent block's depth. A patch that touches a label or a
+/// strip is one region with it, and is kept.
+fn without_stray_paper(blob: &[Px]) -> std::borrow::Cow<'_, [Px]> {
+    let paper: Vec<Px> = blob.iter().copied().filter(|p| p.paper).collect();
+    if paper.is_empty() {
+        return blob.into();
+    }
+    let stray: std::collections::HashSet<[u32; 2]> = connected_parts(&paper)
+        .into_iter()
+        .filter(|part| {
+            let centres: Vec<[f64; 2]> = part.iter().map(|p| p.centre()).collect();
+            let axes = principal_axes(&centres);
+            let (lo, hi) = extent(&centres, axes.centre, axes.along);
+            hi - lo + 1.0 < STRAY_PAPER_LENGTH_IN * PX_PER_IN
+        })
+        .flat_map(|part| part.into_iter().map(|p| [p.x, p.y]))
+        .collect();
+    if stray.is_empty() {
+        return blob.into();
+    }
+    blob.iter()
+        .copied()
+        .filter(|p| !(p.paper && stray.contains(&[p.x, p.y])))
+        .collect()
+}
+
+/// Paper shorter than this (inches, along its own longest axis) is no label or strip:
+/// half a label's length.
+const STRAY_PAPER_LENGTH_IN: f64 = 0.5 * LABEL_LENGTH_IN;
+
 /// `pixels` in their eight-connected parts.
 fn connected_parts(pixels: &[Px]) -> Vec<Vec<Px>> {
     let Some((x0, y0, x1, y1)) = pixels.iter().fold(None, |b, p| {
@@ -2989,6 +3023,8 @@ fn measure(
     if is_speck(blob.len(), options) {
         return None;
     }
+    let own_paper = without_stray_paper(blob);
+    let blob: &[Px] = &own_paper;
     let (bright, lit) = lit_paint(blob, plane)?;
     if lit.len() < 4 {
         return None;
