@@ -2226,10 +2226,10 @@ fn paper_regions(blob: &[Px]) -> Vec<Vec<[f64; 2]>> {
 
 /// A blob without its paper that is neither a label nor a facing strip. Paper on a piece
 /// is one or the other, and each runs most of the top's length: a label 1.6 in of 1.875,
-/// a strip all of it. Pale ink of the map joined to a piece's paint (a grey bridge or
-/// slate roof beside it) is a shorter patch of its own; measured with the piece, it
-/// widened the silhouette to a spent block's depth. A patch that touches a label or a
-/// strip is one region with it, and is kept.
+/// a strip all of it. Pale grey beside a piece that reads as paper is a shorter patch
+/// of its own: a lamp's shadow on pale canvas (on the photoreal frames, one red block's
+/// shadow widened its silhouette to a spent block's depth), or grey ink of the map's.
+/// A patch that touches a label or a strip is one region with it, and is kept.
 fn without_stray_paper(blob: &[Px]) -> std::borrow::Cow<'_, [Px]> {
     let paper: Vec<Px> = blob.iter().copied().filter(|p| p.paper).collect();
     if paper.is_empty() {
