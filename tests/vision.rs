@@ -655,12 +655,14 @@ fn blocks_touching_in_lines_and_columns_are_each_found_once() {
 /// A facing strip 3/16 in deep on a block whose edges are rounded is deeper than half
 /// its flat top: it runs past the middle, and the top's back half holds paper too. Read
 /// again on the top moved a few pixels toward the front, the whole strip falls in the
-/// back half and read there, backwards; in these two tables (edges rounded by 0.04 in,
-/// blocks in contact) one marked block each read 179 degrees off that way. A block
-/// whose facing is unsure may be left unread, never turned round.
+/// back half and read there, backwards; in tables 11 and 20 (edges rounded by 0.04 in,
+/// blocks in contact) one marked block each read 179 degrees off that way. In table 9
+/// two blocks of columns read backwards, each given both strips of its column (see
+/// `strips_one_way` in the detector). A block whose facing is unsure may be left
+/// unread, never turned round.
 #[test]
 fn a_strip_past_the_middle_of_a_rounded_top_never_reads_backwards() {
-    for seed in [11, 20] {
+    for seed in [9, 11, 20] {
         let scene = Scene {
             rounded_edge_in: 0.04,
             ..sim::touching_scene(seed, 36.0, 24.0, 1920, 1080)
@@ -941,4 +943,87 @@ fn aide_json(args: impl IntoIterator<Item = OsString>) -> serde_json::Value {
         String::from_utf8_lossy(&run.stderr)
     );
     serde_json::from_slice(&run.stdout).unwrap()
+}
+
+/// Two-deep columns of marked blocks (in contact, one behind the other), each facing the
+/// point under a low camera (24.5 in up) from a corner of the map, filmed through a
+/// lens softer than our renderer's: the frame blurred by a Gaussian of 0.8 and of 1.1
+/// px at 1080p. Blurred, a strip's edges mix with the paint on both sides, and its
+/// paper thins to two map-plane pixels with no interior, the way the photoreal frames
+/// show a column 19 in from under their camera. Thin as a line of the map's, such strips
+/// were left out of the blob: at 1.1 px, 6 of these 16 blocks were missed outright
+/// (more than 0.3 in off), now 2. Still lost there: two blue columns whose strips blur
+/// too pale to read merge into one block each, and 12 of 16 are found within 1/16 in
+/// with their facing read. Taken in, the strips of a column must go with their tops
+/// all one way: given both to the front block, it read facing backwards at 0.8 px.
+#[test]
+fn columns_seen_through_a_soft_lens_keep_their_strips() {
+    let (w, h) = (1920u32, 1080u32);
+    let mut scene = sim::random_scene(3, 36.0, 24.0, w, h);
+    scene.camera.height_in = 24.5;
+    scene.camera.offset_x_in = 5.0;
+    scene.camera.offset_y_in = 3.0;
+    scene.camera.yaw_deg = 3.0;
+    // The map's farthest corner, 23.5 by 15.5 in from under the camera, just in frame.
+    scene.camera.focal_px = 0.9 * 24.5 * (f64::from(w) / 2.0 / 23.5).min(f64::from(h) / 2.0 / 15.5);
+    let under_camera: (f64, f64) = (18.0 + 5.0, 12.0 + 3.0);
+    let fronts = [
+        (4.0, 3.0),
+        (9.0, 3.0),
+        (4.0, 9.0),
+        (3.5, 20.0),
+        (10.0, 21.0),
+        (33.0, 2.5),
+        (14.0, 2.5),
+        (3.0, 14.5),
+    ];
+    scene.pieces = fronts
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, (x, y))| {
+            let heading = (under_camera.0 - x).atan2(y - under_camera.1).to_degrees() + 7.0;
+            let front = [heading.to_radians().sin(), -heading.to_radians().cos()];
+            // The block behind stands a fresh block's depth back, and a hair.
+            (0..2).map(move |k| {
+                let back = f64::from(k) * (0.375 + 0.004);
+                sim::TruePiece {
+                    kind: sim::Shape::Block,
+                    color: if i % 2 == 0 { "red" } else { "blue" }.into(),
+                    x_in: x - front[0] * back,
+                    y_in: y - front[1] * back,
+                    heading_deg: heading.rem_euclid(360.0),
+                    status: aide::table::Status::Fresh,
+                    marked: true,
+                }
+            })
+        })
+        .collect();
+    let frame = sim::render(&scene);
+    for (sigma, least_found) in [(0.8, 16), (1.1, 12)] {
+        let image = image::imageops::blur(&frame, sigma);
+        let calib = Calibration::from_image(&image, 36.0, 24.0, Some(scene.pinhole().intrinsics))
+            .expect("the four tags are in view");
+        let d = with_default_options(|options| vision::detect(&image, &calib, options));
+        let mut found = 0;
+        for (truth, (error, seen)) in scene.pieces.iter().zip(nearest(&scene, &d)) {
+            let Some(seen) = seen.filter(|_| error <= 0.5) else {
+                continue;
+            };
+            if seen.facing == Facing::Marked {
+                let off = aide::geom::heading_difference(seen.heading_deg, truth.heading_deg);
+                assert!(
+                    off < 10.0,
+                    "blur {sigma}: {truth:?} read facing {off:.1} deg off"
+                );
+            }
+            if error <= 1.0 / 16.0 && seen.facing == Facing::Marked {
+                found += 1;
+            }
+        }
+        assert!(
+            found >= least_found,
+            "blur {sigma}: {found} of 16 blocks found within 1/16 in, facing read: {:#?}",
+            d.pieces
+        );
+    }
 }

@@ -657,7 +657,7 @@ fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Ve
     let (w, h) = crop.dimensions();
     let papers: Vec<(usize, Vec<(usize, usize)>)> = (0..count)
         .filter(|&c| class[c] == PAPER && (least_paper..=most_paper).contains(&pixels[c].len()))
-        .filter(|&c| !is_a_thin_line(&pixels[c], &labels, c + 1))
+        .filter(|&c| !is_a_thin_line(&pixels[c], &labels, c + 1) || lies_like_a_strip(&pixels[c]))
         .map(|c| {
             let mut touching: Vec<(usize, usize)> = Vec::new();
             let raw = labels.as_raw();
@@ -777,6 +777,55 @@ fn is_a_thin_line(region: &[(u32, u32)], labels: &Labels, label: usize) -> bool 
         .count();
     (interior as f64) < LEAST_PAPER_INTERIOR * region.len() as f64
 }
+
+/// Whether a paper region too thin to have an interior (see [`is_a_thin_line`]) is the
+/// facing strip along a standing block's top all the same: straight, no more than
+/// [`THIN_STRIP_MOST_WIDTH_PX`] across but two pixels wide on the whole, and as long
+/// as a top, from [`THIN_STRIP_LEAST_LENGTH_IN`] to [`THIN_STRIP_MOST_LENGTH_IN`].
+/// Where the camera sees a strip's 0.19 in across only a few frame pixels (a low camera
+/// far to the side, at 1080p, or a soft lens), its edges blur into the paint on both
+/// sides, pink, and the paper left is two map-plane pixels wide: on the photoreal
+/// frames, both strips of two red blocks in a column, 19 in from the point under a
+/// camera 24.5 in up. Left out, the column read as one block and the other was missed.
+/// A river bank's outline or a road's edge bends, or runs on past a top's length; a
+/// lettering stroke is short.
+fn lies_like_a_strip(region: &[(u32, u32)]) -> bool {
+    let centres: Vec<[f64; 2]> = region
+        .iter()
+        .map(|&(x, y)| [f64::from(x) + 0.5, f64::from(y) + 0.5])
+        .collect();
+    let axes = principal_axes(&centres);
+    let (lo, hi) = extent(&centres, axes.centre, axes.along);
+    let (n_lo, n_hi) = extent(&centres, axes.centre, axes.normal);
+    let length_px = hi - lo + 1.0;
+    n_hi - n_lo + 1.0 <= THIN_STRIP_MOST_WIDTH_PX
+        && region.len() as f64 >= THIN_STRIP_LEAST_MEAN_WIDTH_PX * length_px
+        && (THIN_STRIP_LEAST_LENGTH_IN * PX_PER_IN..=THIN_STRIP_MOST_LENGTH_IN * PX_PER_IN)
+            .contains(&length_px)
+}
+
+/// The least a thin strip's paper holds per pixel of its length: a strip blurred to two
+/// pixels' width holds two (the photoreal strips above, 2.3 and 2.4), while the map's
+/// pale lines one pixel wide (a road's edge, a card's border, a lettering stroke: on
+/// the photoreal frames, 0.9 to 1.1) hold one.
+const THIN_STRIP_LEAST_MEAN_WIDTH_PX: f64 = 1.5;
+
+/// The widest a thin strip's paper reads (map-plane pixels, its 2nd to 98th
+/// percentile across, plus one): a line with no interior is two pixels wide, and
+/// turned off the pixel grid it steps across it (the photoreal strips above read 3.2).
+const THIN_STRIP_MOST_WIDTH_PX: f64 = 3.5;
+
+/// The shortest a thin strip's paper reads (inches): longer than any label. A strip runs
+/// the top's whole length (1.875 in; the photoreal strips above read 1.72 and 1.81 in
+/// with their ends' blur), while a label is 1.6 in, raised on a back face by at most
+/// 5 % from a camera as low as 16 in. A label on a back face seen edge-on is as thin as
+/// a blurred strip beside the top (on our renderer's tables, 1.5 to 1.6 in), and taken
+/// for a strip it would move its block.
+const THIN_STRIP_LEAST_LENGTH_IN: f64 = 1.05 * LABEL_LENGTH_IN;
+
+/// The longest a thin strip's paper reads (inches): a block's top, 1.875 in, as the
+/// plane shows it from a camera as low as 16 in (5 % longer), with its ends' blur.
+const THIN_STRIP_MOST_LENGTH_IN: f64 = 2.1;
 
 /// A paper region's pixels (crop positions) shared out among the paint regions (by
 /// component, as `labels` numbers them from 1) they lie nearest to through the region:
@@ -2327,7 +2376,8 @@ fn measure_blob(
     let Some(((_, top), block)) = blocks else {
         return Vec::new();
     };
-    if let Some(parts) = split_by_tops(blob, &top) {
+    let nadir = [camera.0 * PX_PER_IN, camera.1 * PX_PER_IN];
+    if let Some(parts) = split_by_tops(blob, &top, nadir) {
         let pieces: Vec<(DetectedPiece, f64)> = parts
             .iter()
             .flat_map(|part| measure_blob(part, plane, colour, camera, options, ink_known))
@@ -2621,7 +2671,7 @@ fn is_a_line(
 /// piece: each of its pixels goes with the lit piece it is nearest to through the blob.
 /// Two blocks of a side in a column have their tops parted by the facing band of the one
 /// behind, but their shaded ends, side by side, join them into one blob of paint.
-fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
+fn split_by_tops(blob: &[Px], top: &[[f64; 2]], nadir: [f64; 2]) -> Option<Vec<Vec<Px>>> {
     // Smaller than a quarter of an HQ cube's top: a speck of light, not a top.
     const LEAST_TOP_PX: usize = 15;
     let (x0, y0) = blob
@@ -2660,13 +2710,14 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
     for p in blob {
         class[((p.y - y0) * w + (p.x - x0)) as usize] = if p.paper { 2 } else { 1 };
     }
-    let neighbours = |x: u32, y: u32| {
-        NEIGHBOURS.into_iter().filter_map(move |(dx, dy)| {
+    let within = move |x: u32, y: u32, offsets: &'static [(i64, i64)]| {
+        offsets.iter().filter_map(move |&(dx, dy)| {
             let (nx, ny) = (x as i64 + dx, y as i64 + dy);
             (nx >= 0 && ny >= 0 && nx < i64::from(w) && ny < i64::from(h))
                 .then(|| (nx as u32, ny as u32, (ny as u32 * w + nx as u32) as usize))
         })
     };
+    let neighbours = move |x: u32, y: u32| within(x, y, &NEIGHBOURS);
     let mut queue = std::collections::VecDeque::new();
     for (x, y, l) in labels.enumerate_pixels() {
         let l = l.0[0] as usize;
@@ -2686,15 +2737,25 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
     }
     // Then the paper, a region at a time, whole: a facing strip lies along its own
     // block's top and, in a column, against the back of the block ahead, so it touches
-    // two parts alike. Each block carries one strip: a region touching one part goes
-    // with it, and one touching several with the part that has the least paper yet.
+    // two parts alike. The strips of a column go with their parts all one way
+    // ([`strips_one_way`]). Failing that, each block carries one strip: a region
+    // touching one part goes with it, and one touching several with the part that has
+    // the least paper yet. A region the paint touches nowhere (a thin strip, its edges
+    // blurred pink on both sides: see [`lies_like_a_strip`]) touches the parts within
+    // [`CONTACT_REACH`], as it joined the blob.
+    let centres: Vec<[f64; 2]> = blob.iter().map(|p| p.centre()).collect();
+    let across = principal_axes(&centres).normal;
     let mut regions: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    // Each region's contacts within reach with each part, on its low and its high side
+    // across the blob.
+    let mut sided: Vec<(Vec<[usize; 2]>, f64)> = Vec::new();
     let mut seen = vec![false; (w * h) as usize];
     for start in 0..(w * h) as usize {
         if class[start] != 2 || owner[start] != UNSET || seen[start] {
             continue;
         }
-        let (mut pixels, mut touching) = (Vec::new(), Vec::new());
+        let mut sides = vec![[0usize; 2]; tops.len()];
+        let (mut pixels, mut touching, mut within_reach) = (Vec::new(), Vec::new(), Vec::new());
         seen[start] = true;
         let mut stack = vec![start];
         while let Some(at) = stack.pop() {
@@ -2708,18 +2769,72 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
                     touching.push(owner[n]);
                 }
             }
+            for (nx, ny, n) in within(x, y, &CONTACT_REACH) {
+                if class[n] == 1 && owner[n] != UNSET {
+                    if !within_reach.contains(&owner[n]) {
+                        within_reach.push(owner[n]);
+                    }
+                    let off = [f64::from(nx) - f64::from(x), f64::from(ny) - f64::from(y)];
+                    let n_off = dot(off, across);
+                    if n_off.abs() >= 0.5 {
+                        sides[owner[n]][usize::from(n_off > 0.0)] += 1;
+                    }
+                }
+            }
         }
+        if touching.is_empty() {
+            touching = within_reach;
+        }
+        let region_across = pixels
+            .iter()
+            .map(|&at| {
+                let p = [
+                    f64::from(x0 + at as u32 % w) + 0.5,
+                    f64::from(y0 + at as u32 / w) + 0.5,
+                ];
+                dot(p, across)
+            })
+            .sum::<f64>()
+            / pixels.len() as f64;
         regions.push((pixels, touching));
+        sided.push((sides, region_across));
     }
-    regions.sort_by_key(|(_, touching)| touching.len());
-    let mut paper_of = vec![0usize; tops.len()];
-    for (pixels, touching) in regions {
-        let Some(&part) = touching.iter().min_by_key(|&&t| (paper_of[t], t)) else {
-            continue;
-        };
-        paper_of[part] += pixels.len();
-        for at in pixels {
-            owner[at] = part;
+    // Parts' places across the blob, and which way the camera lies.
+    let mut part_across = vec![(0.0, 0usize); tops.len()];
+    for (i, &o) in owner.iter().enumerate() {
+        if o != UNSET {
+            let p = [
+                f64::from(x0 + i as u32 % w) + 0.5,
+                f64::from(y0 + i as u32 / w) + 0.5,
+            ];
+            part_across[o].0 += dot(p, across);
+            part_across[o].1 += 1;
+        }
+    }
+    let part_across: Vec<f64> = part_across
+        .iter()
+        .map(|&(sum, n)| sum / n.max(1) as f64)
+        .collect();
+    let toward_camera = dot(nadir, across);
+    if let Some(assigned) = strips_one_way(&sided, &part_across, toward_camera) {
+        for ((pixels, _), part) in regions.iter().zip(assigned) {
+            if let Some(part) = part {
+                for &at in pixels {
+                    owner[at] = part;
+                }
+            }
+        }
+    } else {
+        regions.sort_by_key(|(_, touching)| touching.len());
+        let mut paper_of = vec![0usize; tops.len()];
+        for (pixels, touching) in regions {
+            let Some(&part) = touching.iter().min_by_key(|&&t| (paper_of[t], t)) else {
+                continue;
+            };
+            paper_of[part] += pixels.len();
+            for at in pixels {
+                owner[at] = part;
+            }
         }
     }
     let mut parts = vec![Vec::new(); tops.len()];
@@ -2730,6 +2845,82 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]]) -> Option<Vec<Vec<Px>>> {
         }
     }
     Some(parts)
+}
+
+/// The parts of a column the facing strips of its blocks go with, read one way: every
+/// block of a column faces the same way, so each strip lies on the same side of its own
+/// top's paint, and each top carries one strip. `sided` holds each paper region's
+/// contacts with each part on its low and high side across the column, and where the
+/// region lies across it; `part_across`, where each part lies; `toward_camera`, where
+/// the point under the camera does.
+///
+/// Read with the paint on each region's low side, and then on its high side: a region
+/// goes with the part it touches most on that side (at least [`LEAST_STRIP_CONTACTS`]
+/// pairs within reach, and a quarter of all its contacts), or with none. A reading
+/// that gives a part two regions is not the column's. Of the two, the one that places
+/// more regions is; where both place as many, the one whose parts and regions left
+/// over lie nearest the camera: a part left without a strip is a side face, and paper
+/// left without a top is the label on the back face, and the camera sees both on its
+/// own side of the column. On the photoreal frames, two red blocks in a column facing
+/// the camera show face, strip, top, strip, top; on our renderer's, two facing away
+/// from it show strip, top, strip, top, label. `None` where neither reading holds, or
+/// fewer than two regions touch.
+///
+/// Taking each region to the part it touches alone, then to the one with the least
+/// paper yet, gave both strips of a column to one part where each touched it and the
+/// other part lay a pink pixel farther off: that part read a strip on each half, and
+/// its block read facing backwards.
+fn strips_one_way(
+    sided: &[(Vec<[usize; 2]>, f64)],
+    part_across: &[f64],
+    toward_camera: f64,
+) -> Option<Vec<Option<usize>>> {
+    const LEAST_STRIP_CONTACTS: usize = 3;
+    if sided.len() < 2 {
+        return None;
+    }
+    let read = |side: usize| -> Option<(usize, f64, Vec<Option<usize>>)> {
+        let assigned: Vec<Option<usize>> = sided
+            .iter()
+            .map(|(parts, _)| {
+                let all: usize = parts.iter().map(|c| c[0] + c[1]).sum();
+                let least = LEAST_STRIP_CONTACTS.max(all.div_ceil(4));
+                (0..parts.len())
+                    .filter(|&p| parts[p][side] >= least)
+                    .max_by_key(|&p| parts[p][side])
+            })
+            .collect();
+        let mut placed: Vec<usize> = assigned.iter().flatten().copied().collect();
+        let count = placed.len();
+        placed.sort_unstable();
+        placed.dedup();
+        if placed.len() < count {
+            return None;
+        }
+        // How near the camera the parts and regions left over lie, at the nearest.
+        let left_over = (0..part_across.len())
+            .filter(|p| !placed.contains(p))
+            .map(|p| part_across[p])
+            .chain(
+                sided
+                    .iter()
+                    .zip(&assigned)
+                    .filter(|(_, part)| part.is_none())
+                    .map(|((_, across), _)| *across),
+            )
+            .map(|across| (across - toward_camera).abs())
+            .fold(f64::INFINITY, f64::min);
+        Some((count, left_over, assigned))
+    };
+    let better = |a: &(usize, f64, Vec<Option<usize>>), b: &(usize, f64, Vec<Option<usize>>)| {
+        a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
+    };
+    match (read(0), read(1)) {
+        (Some(low), Some(high)) if better(&low, &high) => Some(low.2),
+        (Some(low), Some(high)) if better(&high, &low) => Some(high.2),
+        (Some(_), Some(_)) | (None, None) => None,
+        (Some(one), None) | (None, Some(one)) => (one.0 > 0).then_some(one.2),
+    }
 }
 
 /// Whether a blob of this many pixels is too small to be a piece: smaller than half an
@@ -4003,6 +4194,32 @@ fn label_strip_side(
     strip_between(share(counts[0]), share(counts[1]))
 }
 
+impl Sign {
+    /// This reading, or failing a strip, a thin strip in one half of a standing block's
+    /// top (`low`, `high`: its halves' paper and all their pixels in the blob): at least
+    /// [`THIN_STRIP_LEAST_SHARE`] paper against none at all in the other half. A strip
+    /// seen over a few frame pixels blurs into the paint on both its edges, pink, and
+    /// its paper is as little as half its depth ([`lies_like_a_strip`]); its half of the
+    /// top also takes in the first pixel of the side face beyond it.
+    fn or_thin_strip(self, low: [usize; 2], high: [usize; 2]) -> Sign {
+        let share = |[paper, all]: [usize; 2]| paper as f64 / all.max(1) as f64;
+        match self {
+            Sign::None if low[0] == 0 && high[1] >= 4 && share(high) >= THIN_STRIP_LEAST_SHARE => {
+                Sign::Strip(1.0)
+            }
+            Sign::None if high[0] == 0 && low[1] >= 4 && share(low) >= THIN_STRIP_LEAST_SHARE => {
+                Sign::Strip(-1.0)
+            }
+            sign => sign,
+        }
+    }
+}
+
+/// The least share of its half of the top a thin strip's paper fills (see
+/// [`Sign::or_thin_strip`]): on the photoreal frames, 0.37 for a red block's strip two
+/// map-plane pixels wide of its half's 3.85.
+const THIN_STRIP_LEAST_SHARE: f64 = 0.3;
+
 /// Which of two zones on either side of a block's axis (their shares of paper, low and
 /// high along the normal) holds the facing strip: one mostly paper, the other mostly
 /// not.
@@ -4097,7 +4314,7 @@ fn fresh_facing(
     let both_halves_seen = counts[..2]
         .iter()
         .all(|[_, all]| *all as f64 >= LEAST_HALF_TOP_SEEN * half_top_px);
-    if let strip @ Sign::Strip(_) = strip_between(low, high)
+    if let strip @ Sign::Strip(_) = strip_between(low, high).or_thin_strip(counts[0], counts[1])
         && both_halves_seen
     {
         strip
