@@ -794,11 +794,8 @@ fn lies_like_a_strip(region: &[(u32, u32)]) -> bool {
         .iter()
         .map(|&(x, y)| [f64::from(x) + 0.5, f64::from(y) + 0.5])
         .collect();
-    let axes = principal_axes(&centres);
-    let (lo, hi) = extent(&centres, axes.centre, axes.along);
-    let (n_lo, n_hi) = extent(&centres, axes.centre, axes.normal);
-    let length_px = hi - lo + 1.0;
-    n_hi - n_lo + 1.0 <= THIN_STRIP_MOST_WIDTH_PX
+    let (length_px, width_px) = size_on_own_axes(&centres);
+    width_px <= THIN_STRIP_MOST_WIDTH_PX
         && region.len() as f64 >= THIN_STRIP_LEAST_MEAN_WIDTH_PX * length_px
         && (THIN_STRIP_LEAST_LENGTH_IN * PX_PER_IN..=THIN_STRIP_MOST_LENGTH_IN * PX_PER_IN)
             .contains(&length_px)
@@ -2288,9 +2285,7 @@ fn without_stray_paper(blob: &[Px]) -> std::borrow::Cow<'_, [Px]> {
         .into_iter()
         .filter(|part| {
             let centres: Vec<[f64; 2]> = part.iter().map(|p| p.centre()).collect();
-            let axes = principal_axes(&centres);
-            let (lo, hi) = extent(&centres, axes.centre, axes.along);
-            hi - lo + 1.0 < STRAY_PAPER_LENGTH_IN * PX_PER_IN
+            size_on_own_axes(&centres).0 < STRAY_PAPER_LENGTH_IN * PX_PER_IN
         })
         .flat_map(|part| part.into_iter().map(|p| [p.x, p.y]))
         .collect();
@@ -2745,6 +2740,14 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]], nadir: [f64; 2]) -> Option<Vec<V
     // [`CONTACT_REACH`], as it joined the blob.
     let centres: Vec<[f64; 2]> = blob.iter().map(|p| p.centre()).collect();
     let across = principal_axes(&centres).normal;
+    // Where a pixel of the crop (by index) lies across the blob.
+    let across_at = |at: usize| {
+        let p = [
+            f64::from(x0 + at as u32 % w) + 0.5,
+            f64::from(y0 + at as u32 / w) + 0.5,
+        ];
+        dot(p, across)
+    };
     let mut regions: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     // Each region's contacts within reach with each part, on its low and its high side
     // across the blob.
@@ -2785,17 +2788,8 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]], nadir: [f64; 2]) -> Option<Vec<V
         if touching.is_empty() {
             touching = within_reach;
         }
-        let region_across = pixels
-            .iter()
-            .map(|&at| {
-                let p = [
-                    f64::from(x0 + at as u32 % w) + 0.5,
-                    f64::from(y0 + at as u32 / w) + 0.5,
-                ];
-                dot(p, across)
-            })
-            .sum::<f64>()
-            / pixels.len() as f64;
+        let region_across =
+            pixels.iter().map(|&at| across_at(at)).sum::<f64>() / pixels.len() as f64;
         regions.push((pixels, touching));
         sided.push((sides, region_across));
     }
@@ -2803,11 +2797,7 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]], nadir: [f64; 2]) -> Option<Vec<V
     let mut part_across = vec![(0.0, 0usize); tops.len()];
     for (i, &o) in owner.iter().enumerate() {
         if o != UNSET {
-            let p = [
-                f64::from(x0 + i as u32 % w) + 0.5,
-                f64::from(y0 + i as u32 / w) + 0.5,
-            ];
-            part_across[o].0 += dot(p, across);
+            part_across[o].0 += across_at(i);
             part_across[o].1 += 1;
         }
     }
@@ -4609,6 +4599,15 @@ fn extent(points: &[[f64; 2]], centre: [f64; 2], axis: [f64; 2]) -> (f64, f64) {
         nth_smallest(&mut d, k)
     };
     (pick(0.02), pick(0.98))
+}
+
+/// A point set's length and width on its own principal axes, in pixels: the span of its
+/// pixel centres (2nd to 98th percentile, [`extent`]) plus one, each way.
+fn size_on_own_axes(points: &[[f64; 2]]) -> (f64, f64) {
+    let axes = principal_axes(points);
+    let (lo, hi) = extent(points, axes.centre, axes.along);
+    let (n_lo, n_hi) = extent(points, axes.centre, axes.normal);
+    (hi - lo + 1.0, n_hi - n_lo + 1.0)
 }
 
 /// The `k`th smallest of `values` (from 0), where sorting would put it: a selection,
