@@ -2539,20 +2539,15 @@ fn column_parts(
 /// that. Two parts of a patch of ink the size of a spent block's top, cut in two, need
 /// not be.
 fn one_behind_the_other(a: &DetectedPiece, b: &DetectedPiece, depth_in: f64) -> bool {
-    let turn = axis_turn_deg(a.heading_deg, b.heading_deg);
     let h = a.heading_deg.to_radians();
+    let hb = b.heading_deg.to_radians();
+    let turn = turn_deg([h.cos(), h.sin()], [hb.cos(), hb.sin()]);
     let d = [b.x_in - a.x_in, b.y_in - a.y_in];
     let along = dot(d, [h.cos(), h.sin()]).abs();
     let across = dot(d, [h.sin(), -h.cos()]).abs();
     turn <= COLUMN_MOST_TURN_DEG
         && (across - depth_in).abs() <= COLUMN_DEPTH_SLACK_IN
         && along <= COLUMN_DEPTH_SLACK_IN
-}
-
-/// The turn of two block axes (headings taken either way round), in degrees.
-fn axis_turn_deg(a: f64, b: f64) -> f64 {
-    let d = (a - b).rem_euclid(180.0);
-    d.min(180.0 - d)
 }
 
 /// How far two blocks of a column may turn from each other: blocks pushed into contact
