@@ -2383,15 +2383,9 @@ fn measure_blob(
         // block at least as surely as its least sure part is one. Of its parts, the
         // one nearest the whole's reading is the block (a part measures its edges more
         // closely than the whole, whose silhouette mixes top and side face).
-        let least_sure = pieces
-            .iter()
-            .map(|(p, _)| p.confidence)
-            .fold(f64::INFINITY, f64::min);
         if pieces.len() > 1
             && let Some((whole, _)) = measure(blob, plane, colour, camera, options, None, ink_known)
-            && whole.kind == "block"
-            && whole.status == Status::Fresh
-            && whole.confidence >= least_sure
+            && reads_as_one_standing_block(&whole, &pieces)
         {
             let off = |p: &DetectedPiece| (p.x_in - whole.x_in).hypot(p.y_in - whole.y_in);
             return pieces
@@ -2424,24 +2418,19 @@ fn measure_blob(
     let count = frontages.round().max(1.0) as usize;
     if count == 1 {
         let whole = measure(blob, plane, colour, camera, options, None, ink_known);
-        let standing = |p: &DetectedPiece| p.kind == "block" && p.status == Status::Fresh;
-        if whole.as_ref().is_some_and(|(p, _)| p.kind == "block") && labels(blob).next().is_none() {
+        if let Some((one, _)) = &whole
+            && one.kind == "block"
+            && labels(blob).next().is_none()
+        {
             let parts = column_parts(blob, &top, &axes, camera, block);
             let pieces: Vec<(DetectedPiece, f64)> = parts
                 .iter()
                 .filter_map(|part| measure(part, plane, colour, camera, options, None, ink_known))
                 .collect();
-            let least_sure = pieces
-                .iter()
-                .map(|(p, _)| p.confidence)
-                .fold(f64::INFINITY, f64::min);
-            let one_block = whole
-                .as_ref()
-                .is_some_and(|(p, _)| standing(p) && p.confidence >= least_sure);
-            if !one_block
+            if !reads_as_one_standing_block(one, &pieces)
                 && let [(a, _), (b, _)] = pieces.as_slice()
-                && standing(a)
-                && standing(b)
+                && is_standing_block(a)
+                && is_standing_block(b)
                 && one_behind_the_other(a, b, block.depth_fresh_in)
             {
                 return pieces;
@@ -2482,6 +2471,22 @@ fn measure_blob(
             measure(part, plane, colour, camera, options, Some(cut), ink_known)
         })
         .collect()
+}
+
+/// Whether a piece reads as a fresh block, standing up.
+fn is_standing_block(piece: &DetectedPiece) -> bool {
+    piece.kind == "block" && piece.status == Status::Fresh
+}
+
+/// Whether a blob read whole as `whole` is one standing block rather than the `parts` it
+/// was parted into: it reads as a standing block at least as surely as its least sure
+/// part reads.
+fn reads_as_one_standing_block(whole: &DetectedPiece, parts: &[(DetectedPiece, f64)]) -> bool {
+    let least_sure = parts
+        .iter()
+        .map(|(p, _)| p.confidence)
+        .fold(f64::INFINITY, f64::min);
+    is_standing_block(whole) && whole.confidence >= least_sure
 }
 
 /// A column of two standing blocks, one behind the other in contact, parted across its
@@ -2539,11 +2544,11 @@ fn column_parts(
 /// that. Two parts of a patch of ink the size of a spent block's top, cut in two, need
 /// not be.
 fn one_behind_the_other(a: &DetectedPiece, b: &DetectedPiece, depth_in: f64) -> bool {
-    let h = a.heading_deg.to_radians();
-    let hb = b.heading_deg.to_radians();
-    let turn = turn_deg([h.cos(), h.sin()], [hb.cos(), hb.sin()]);
+    let (h, hb) = (a.heading_deg.to_radians(), b.heading_deg.to_radians());
+    let length_a = [h.cos(), h.sin()];
+    let turn = turn_deg(length_a, [hb.cos(), hb.sin()]);
     let d = [b.x_in - a.x_in, b.y_in - a.y_in];
-    let along = dot(d, [h.cos(), h.sin()]).abs();
+    let along = dot(d, length_a).abs();
     let across = dot(d, [h.sin(), -h.cos()]).abs();
     turn <= COLUMN_MOST_TURN_DEG
         && (across - depth_in).abs() <= COLUMN_DEPTH_SLACK_IN
