@@ -276,12 +276,18 @@ pub fn random_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, height:
 /// A random table like [`random_scene`]'s (same camera, light and number of pieces) where
 /// blocks of one side stand in contact, as they do in play: lines of two or three
 /// blocks end to end, fronts level (fresh and spent mixed, each turned up to 4 degrees
-/// from its neighbour, corners touching), and columns of two marked blocks, one's back
-/// against the other's front. The rest stand apart as in [`random_scene`].
+/// from its neighbour, corners touching), and columns of two fresh blocks, one's back
+/// against the other's front. As in a line, each block of a column carries a facing
+/// strip four times in five: a column of two unmarked tops is one blob of paint the
+/// size of a spent block's top with no label, and the detector must tell it so. The
+/// rest stand apart as in [`random_scene`].
 pub fn touching_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, height: u32) -> Scene {
     let mut scene = random_scene(seed, map_w_in, map_h_in, width, height);
     let count = scene.pieces.len();
     let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x70c4_1a6e);
+    // The columns' strips are drawn apart from the rest, which stands where it stood
+    // when every column was marked.
+    let mut strips = ChaCha20Rng::seed_from_u64(seed ^ 0x5791_95c0);
     let model = PieceModel::builtin("pub-battles").expect("the built-in model");
     let block = model.shape(UnitKind::Infantry).expect("a block shape");
     let frontage = block.frontage_in;
@@ -342,7 +348,7 @@ pub fn touching_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, heigh
                 last_heading = h;
             }
         } else {
-            // A column of two fresh marked blocks, the second behind the first.
+            // A column of two fresh blocks, the second behind the first.
             let depth = block.depth_in(Status::Fresh);
             for i in 0..2 {
                 let back = f64::from(i) * (depth + 0.01);
@@ -360,7 +366,7 @@ pub fn touching_scene(seed: u64, map_w_in: f64, map_h_in: f64, width: u32, heigh
                     y_in: y + back * a.cos(),
                     heading_deg: h.rem_euclid(360.0),
                     status: Status::Fresh,
-                    marked: true,
+                    marked: strips.random_bool(0.8),
                 });
             }
         }
