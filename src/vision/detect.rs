@@ -3103,7 +3103,7 @@ impl Silhouette {
     /// where there is none, all 54 roofs of the town map but one patch by a block, 28
     /// do not. What it costs: a cube standing against a roof of its colour is one blob
     /// with it, spreads as neither, and is lost (2 cubes on 24 tables of the town map at
-    /// 720p, where 57 roofs stopped reading as cubes).
+    /// 720p, where the phantoms went from 142 to 85).
     fn spreads_as_a_cube(&self, top_px: f64, shift_px: f64) -> bool {
         let blur = EDGE_BLUR_PX;
         let [along, across] = self.ray_spread;
