@@ -3065,24 +3065,19 @@ struct Silhouette {
 /// line from `nadir`, the point under the camera) and across it, in square pixels. Under
 /// the camera, where the ray has no direction, along the x axis.
 fn ray_spread(points: &[[f64; 2]], nadir: [f64; 2]) -> [f64; 2] {
-    let middle = centroid(points);
+    let (middle, [sxx, syy, sxy]) = second_moments(points);
     let away = sub(middle, nadir);
     let reach = away[0].hypot(away[1]);
-    let ray = if reach > 1e-6 {
+    let [c, s] = if reach > 1e-6 {
         [away[0] / reach, away[1] / reach]
     } else {
         [1.0, 0.0]
     };
-    let across = [-ray[1], ray[0]];
     let n = points.len().max(1) as f64;
-    let variance = |axis: [f64; 2]| {
-        points
-            .iter()
-            .map(|p| dot(sub(*p, middle), axis).powi(2))
-            .sum::<f64>()
-            / n
-    };
-    [variance(ray), variance(across)]
+    // The variance along a unit axis (c, s) is (c² xx + 2 c s xy + s² yy) / n.
+    let along = (c * c * sxx + 2.0 * c * s * sxy + s * s * syy) / n;
+    let across = (s * s * sxx - 2.0 * c * s * sxy + c * c * syy) / n;
+    [along, across]
 }
 
 impl Silhouette {
@@ -4742,6 +4737,17 @@ fn centroid(points: &[[f64; 2]]) -> [f64; 2] {
 
 /// Centre and axes of a point set from its second moments.
 fn principal_axes(points: &[[f64; 2]]) -> Axes {
+    let (centre, [sxx, syy, sxy]) = second_moments(points);
+    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    Axes {
+        centre,
+        along: [angle.cos(), angle.sin()],
+        normal: [-angle.sin(), angle.cos()],
+    }
+}
+
+/// The points' centroid and their summed second moments about it: xx, yy, xy.
+fn second_moments(points: &[[f64; 2]]) -> ([f64; 2], [f64; 3]) {
     let [mx, my] = centroid(points);
     let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
     for p in points {
@@ -4750,12 +4756,7 @@ fn principal_axes(points: &[[f64; 2]]) -> Axes {
         syy += dy * dy;
         sxy += dx * dy;
     }
-    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
-    Axes {
-        centre: [mx, my],
-        along: [angle.cos(), angle.sin()],
-        normal: [-angle.sin(), angle.cos()],
-    }
+    ([mx, my], [sxx, syy, sxy])
 }
 
 /// The 2nd and 98th percentile of the points' offsets along `axis` from `centre`.
