@@ -2918,10 +2918,24 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]], nadir: [f64; 2]) -> Option<Vec<V
             }
         }
     } else {
-        regions.sort_by_key(|(_, touching)| touching.len());
+        let mut regions: Vec<_> = regions
+            .into_iter()
+            .zip(sided.into_iter().map(|(sides, _)| sides))
+            .collect();
+        regions.sort_by_key(|((_, touching), _)| touching.len());
+        let lit: Vec<usize> = tops.iter().map(|&t| sizes[t]).collect();
         let mut paper_of = vec![0usize; tops.len()];
-        for (pixels, touching) in regions {
-            let Some(&part) = touching.iter().min_by_key(|&&t| (paper_of[t], t)) else {
+        for ((pixels, touching), sides) in regions {
+            let Some(least) = touching.iter().map(|&t| paper_of[t]).min() else {
+                continue;
+            };
+            let barest: Vec<usize> = touching
+                .into_iter()
+                .filter(|&t| paper_of[t] == least)
+                .collect();
+            let Some(part) =
+                strip_owner_by_lit_top(&barest, &lit, &sides).or(barest.iter().min().copied())
+            else {
                 continue;
             };
             paper_of[part] += pixels.len();
@@ -3014,6 +3028,38 @@ fn strips_one_way(
         (Some(_), Some(_)) | (None, None) => None,
         (Some(one), None) | (None, Some(one)) => (one.0 > 0).then_some(one.2),
     }
+}
+
+/// Of two parts a paper region lies between, the one whose top it lies on, where their
+/// lit tops tell: a facing strip covers the front half of its block's top, so in a
+/// column of a marked block behind an unmarked one, the marked block's lit top is about
+/// half the other's (a quarter to two thirds of it: rounded edges take a pixel more off
+/// the narrow half top than off the whole one), and the strip between the two is its.
+/// `lit` holds each part's lit top in pixels; `sides`, the region's contacts with each
+/// part on its low and high side across the blob (see [`split_by_tops`]). Between means
+/// each part's paint mostly on its own side of the region, and as much of it on one side
+/// as on the other, within a factor of two. `None` for any other pair: a top and its own
+/// block's lit side face, or two blocks end to end, a strip along one and against the
+/// other's end only, whose lit sizes say nothing of the strip.
+///
+/// On our renderer's columns of one marked block and one unmarked, the strip had gone
+/// to the part found first, and the marked block behind an unmarked one read facing
+/// backwards where that was the front block. On the columns of
+/// `blocks_in_columns_are_found_marked_or_not`, the marked block's lit top was 0.47 to
+/// 0.49 of the unmarked one's with sharp edges and 0.29 to 0.41 with edges rounded by
+/// 0.04 in. Left to the old rule: a spent block's top and a sliver of lit side face, a
+/// tenth of it, on the photoreal frames; two blocks end to end, whose shared strip
+/// touched one five times as much as the other.
+fn strip_owner_by_lit_top(parts: &[usize], lit: &[usize], sides: &[[usize; 2]]) -> Option<usize> {
+    let &[a, b] = parts else {
+        return None;
+    };
+    let low_side = |p: usize| sides[p][0] > sides[p][1];
+    let [touch_a, touch_b] = [a, b].map(|p| sides[p][0] + sides[p][1]);
+    let between = low_side(a) != low_side(b) && 2 * touch_a.min(touch_b) >= touch_a.max(touch_b);
+    let (small, large) = if lit[a] <= lit[b] { (a, b) } else { (b, a) };
+    let share = lit[small] as f64 / lit[large].max(1) as f64;
+    (between && (0.25..=2.0 / 3.0).contains(&share)).then_some(small)
 }
 
 /// Whether a blob of this many pixels is too small to be a piece: smaller than half an
