@@ -658,11 +658,15 @@ fn blocks_touching_in_lines_and_columns_are_each_found_once() {
 /// back half and read there, backwards; in tables 11 and 20 (edges rounded by 0.04 in,
 /// blocks in contact) one marked block each read 179 degrees off that way. In table 9
 /// two blocks of columns read backwards, each given both strips of its column (see
-/// `strips_one_way` in the detector). A block whose facing is unsure may be left
-/// unread, never turned round.
+/// `strips_one_way` in the detector). In table 15 a lone marked block's lit top, narrow
+/// beside its strip, and the few lit pixels of its dark side face are two parts with the
+/// strip between them: given to the smaller part, as a column's strip goes to the block
+/// whose lit top is half the other's, it read backwards (`strip_owner_by_lit_top`). A
+/// block whose facing is unsure may be left unread, never turned round.
 #[test]
 fn a_strip_past_the_middle_of_a_rounded_top_never_reads_backwards() {
-    for seed in [9, 11, 20] {
+    // (seed, least strips read)
+    for (seed, least_read) in [(9, 20), (11, 20), (15, 18), (20, 20)] {
         let scene = Scene {
             rounded_edge_in: 0.04,
             ..sim::touching_scene(seed, 36.0, 24.0, 1920, 1080)
@@ -683,7 +687,7 @@ fn a_strip_past_the_middle_of_a_rounded_top_never_reads_backwards() {
             }
         }
         // Nearly every strip still reads.
-        assert!(read >= 20, "seed {seed}: {read} strips read");
+        assert!(read >= least_read, "seed {seed}: {read} strips read");
     }
 }
 

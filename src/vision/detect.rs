@@ -2372,7 +2372,8 @@ fn measure_blob(
         return Vec::new();
     };
     let nadir = [camera.0 * PX_PER_IN, camera.1 * PX_PER_IN];
-    if let Some(parts) = split_by_tops(blob, &top, nadir) {
+    let whole_top_px = block.frontage_in * block.depth_fresh_in * PX_PER_IN * PX_PER_IN;
+    if let Some(parts) = split_by_tops(blob, &top, nadir, whole_top_px) {
         let pieces: Vec<(DetectedPiece, f64)> = parts
             .iter()
             .flat_map(|part| measure_blob(part, plane, colour, camera, options, ink_known))
@@ -2769,7 +2770,13 @@ fn is_a_line(
 /// piece: each of its pixels goes with the lit piece it is nearest to through the blob.
 /// Two blocks of a side in a column have their tops parted by the facing band of the one
 /// behind, but their shaded ends, side by side, join them into one blob of paint.
-fn split_by_tops(blob: &[Px], top: &[[f64; 2]], nadir: [f64; 2]) -> Option<Vec<Vec<Px>>> {
+/// `whole_top_px`: a fresh block's top, in map-plane pixels.
+fn split_by_tops(
+    blob: &[Px],
+    top: &[[f64; 2]],
+    nadir: [f64; 2],
+    whole_top_px: f64,
+) -> Option<Vec<Vec<Px>>> {
     // Smaller than a quarter of an HQ cube's top: a speck of light, not a top.
     const LEAST_TOP_PX: usize = 15;
     let (x0, y0) = blob
@@ -2933,8 +2940,8 @@ fn split_by_tops(blob: &[Px], top: &[[f64; 2]], nadir: [f64; 2]) -> Option<Vec<V
                 .into_iter()
                 .filter(|&t| paper_of[t] == least)
                 .collect();
-            let Some(part) =
-                strip_owner_by_lit_top(&barest, &lit, &sides).or(barest.iter().min().copied())
+            let Some(part) = strip_owner_by_lit_top(&barest, &lit, &sides, whole_top_px)
+                .or(barest.iter().min().copied())
             else {
                 continue;
             };
@@ -3038,19 +3045,28 @@ fn strips_one_way(
 /// `lit` holds each part's lit top in pixels; `sides`, the region's contacts with each
 /// part on its low and high side across the blob (see [`split_by_tops`]). Between means
 /// each part's paint mostly on its own side of the region, and as much of it on one side
-/// as on the other, within a factor of two. `None` for any other pair: a top and its own
-/// block's lit side face, or two blocks end to end, a strip along one and against the
-/// other's end only, whose lit sizes say nothing of the strip.
+/// as on the other, within a factor of two. The larger part must show the unmarked
+/// block's whole top, less its edges: at least half of `whole_top_px`, a fresh block's
+/// top. `None` for any other pair: a marked block's own narrow lit top and the few lit
+/// pixels of its side face, two blocks end to end (a strip along one and against the
+/// other's end only), whose lit sizes say nothing of the strip.
 ///
 /// On our renderer's columns of one marked block and one unmarked, the strip had gone
 /// to the part found first, and the marked block behind an unmarked one read facing
 /// backwards where that was the front block. On the columns of
 /// `blocks_in_columns_are_found_marked_or_not`, the marked block's lit top was 0.47 to
 /// 0.49 of the unmarked one's with sharp edges and 0.29 to 0.41 with edges rounded by
-/// 0.04 in. Left to the old rule: a spent block's top and a sliver of lit side face, a
-/// tenth of it, on the photoreal frames; two blocks end to end, whose shared strip
-/// touched one five times as much as the other.
-fn strip_owner_by_lit_top(parts: &[usize], lit: &[usize], sides: &[[usize; 2]]) -> Option<usize> {
+/// 0.04 in, beside unmarked tops of 265 to 289 px (a whole top is 281). Left to the old
+/// rule: a spent block's top and a sliver of lit side face, a tenth of it, on the
+/// photoreal frames; two blocks end to end, whose shared strip touched one five times as
+/// much as the other; a lone marked block with rounded edges, its lit top 79 px and its
+/// dark side face 21, which the share alone gave the strip to the face.
+fn strip_owner_by_lit_top(
+    parts: &[usize],
+    lit: &[usize],
+    sides: &[[usize; 2]],
+    whole_top_px: f64,
+) -> Option<usize> {
     let &[a, b] = parts else {
         return None;
     };
@@ -3059,7 +3075,8 @@ fn strip_owner_by_lit_top(parts: &[usize], lit: &[usize], sides: &[[usize; 2]]) 
     let between = low_side(a) != low_side(b) && 2 * touch_a.min(touch_b) >= touch_a.max(touch_b);
     let (small, large) = if lit[a] <= lit[b] { (a, b) } else { (b, a) };
     let share = lit[small] as f64 / lit[large].max(1) as f64;
-    (between && (0.25..=2.0 / 3.0).contains(&share)).then_some(small)
+    let a_whole_top = lit[large] as f64 >= 0.5 * whole_top_px;
+    (between && a_whole_top && (0.25..=2.0 / 3.0).contains(&share)).then_some(small)
 }
 
 /// Whether a blob of this many pixels is too small to be a piece: smaller than half an
