@@ -448,6 +448,28 @@ async fn a_client_that_floods_is_closed_with_a_reason() {
     );
 }
 
+/// RFC 6455 5.5.1: an endpoint that receives a Close frame sends one back before it
+/// drops the connection. A browser whose close is not answered waits, its socket stuck
+/// closing; here the server answers, and the client sees the reply, not a reset.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_closes_gets_its_close_answered() {
+    let server = Server::start().await;
+    let mut c = ws(&server).await;
+    next_state(&mut c).await;
+    c.send(Message::Close(None)).await.unwrap();
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(20), c.next())
+            .await
+            .expect("an answer within 20 s");
+        match msg {
+            // Status lines sent before the server read our close.
+            Some(Ok(Message::Text(_))) => continue,
+            Some(Ok(Message::Close(_))) => break,
+            other => panic!("the close was not answered: {other:?}"),
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_does_not_read_is_dropped_and_others_carry_on() {
     let server = Server::start().await;

@@ -329,7 +329,15 @@ pub async fn client(state: Arc<AppState>, viewer: super::seats::Viewer, mut sock
                 Err(broadcast::error::RecvError::Closed) => break "server stopping",
             },
             incoming = socket.recv() => match incoming {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                None | Some(Err(_)) => return,
+                Some(Ok(Message::Close(_))) => {
+                    // Answer the close, as RFC 6455 5.5.1 asks: tungstenite queued the
+                    // reply, and the next read sends it and then ends. A phone closing
+                    // its page then sees a clean close at once, rather than waiting on a
+                    // socket we dropped half-way through the closing handshake.
+                    let _ = tokio::time::timeout(SEND_TIMEOUT, socket.recv()).await;
+                    return;
+                }
                 Some(Ok(_)) => {
                     if window.elapsed() >= Duration::from_secs(1) {
                         window = Instant::now();
