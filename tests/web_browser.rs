@@ -208,6 +208,7 @@ fn every_rule_system_in_headless_chromium() {
     let scenario = |dir: &str, file: &str| root().join("scenarios").join(dir).join(file);
     let mut servers = Vec::new();
     let mut urls = Vec::new();
+    let mut pids = Vec::new();
     for (name, toml) in [
         ("demo", "valley.toml"),
         ("ohw-demo", "ohw.toml"),
@@ -225,12 +226,15 @@ fn every_rule_system_in_headless_chromium() {
             "--journal",
             journal.to_str().unwrap(),
         ]);
+        pids.push(format!("{name}={}", server.0.id()));
         servers.push(server);
         urls.push(format!("{name}=http://{addr}/"));
     }
+    // The page test freezes the demo's server (SIGSTOP) to cut its socket silently, as a
+    // Wi-Fi that goes away does; the server is killed at the end, frozen or not.
     node_test(
         "systems.test.js",
-        &[("AIDE_URLS", urls.join(" "))],
+        &[("AIDE_URLS", urls.join(" ")), ("AIDE_PIDS", pids.join(" "))],
         &tmp,
         "the rule-systems page test",
     );

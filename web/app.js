@@ -1421,8 +1421,13 @@ app.loadPhoto = loadPhoto;
 /** The WebSocket and what the page says while it is gone: after a Wi-Fi blip it tries
  *  again (0.5 s, doubling to 8 s; at once when the phone says it is back online) and
  *  shows each try, then that it is back. */
-const conn = { ws: null, backoff: 500, tries: 0, down: false, timer: null, okTimer: null };
+const conn = { ws: null, backoff: 500, tries: 0, down: false, timer: null, okTimer: null, heard: 0 };
 app.conn = conn;
+/** The server speaks at least once a second (its status line). A socket silent for this
+ *  long is taken for lost, whatever its state says: a phone whose Wi-Fi went away can hold
+ *  a dead socket open, or stuck closing, for a minute before the browser gives it up, and
+ *  all that while the page would show an old table as live. */
+const SILENT_MS = 5000;
 function banner(text, cls) {
   const b = $("conn");
   b.textContent = text;
@@ -1433,6 +1438,7 @@ function connect() {
   clearTimeout(conn.timer);
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + window.aideSeat.wsQuery());
   conn.ws = ws;
+  conn.heard = Date.now();
   ws.onopen = () => {
     conn.backoff = 500;
     if (conn.down) {
@@ -1444,22 +1450,32 @@ function connect() {
     }
   };
   ws.onmessage = (e) => {
+    conn.heard = Date.now();
     onMessage(JSON.parse(e.data));
     // The feed is live: its first message, the current state, has been applied.
     document.body.dataset.live = "1";
   };
-  ws.onclose = () => {
-    if (conn.ws !== ws) return;
-    conn.down = true;
-    conn.tries += 1;
-    $("source").className = "dot offline";
-    $("source").textContent = "offline";
-    const wait = conn.backoff;
-    banner(`Connection lost: reconnecting (try ${conn.tries}, next in ${(wait / 1000).toFixed(1)} s)…`, "bad");
-    conn.timer = setTimeout(connect, wait);
-    conn.backoff = Math.min(conn.backoff * 2, 8000);
-  };
+  ws.onclose = () => lost(ws);
 }
+/** `ws` is gone (closed, or silent too long): say so and try again after the backoff.
+ *  Its events are cut off, so a late close from it cannot count twice. */
+function lost(ws) {
+  if (conn.ws !== ws) return;
+  conn.ws = null;
+  ws.onopen = ws.onmessage = ws.onclose = null;
+  if (ws.readyState === WebSocket.CONNECTING || ws.readyState === WebSocket.OPEN) ws.close();
+  conn.down = true;
+  conn.tries += 1;
+  $("source").className = "dot offline";
+  $("source").textContent = "offline";
+  const wait = conn.backoff;
+  banner(`Connection lost: reconnecting (try ${conn.tries}, next in ${(wait / 1000).toFixed(1)} s)…`, "bad");
+  conn.timer = setTimeout(connect, wait);
+  conn.backoff = Math.min(conn.backoff * 2, 8000);
+}
+setInterval(() => {
+  if (conn.ws && Date.now() - conn.heard > SILENT_MS) lost(conn.ws);
+}, 1000);
 window.addEventListener("online", () => { if (conn.down) { conn.backoff = 500; connect(); } });
 
 $("share").onclick = () => $("qr").showModal();

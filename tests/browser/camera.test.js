@@ -6,7 +6,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const path = require("node:path");
-const { phone, run } = require("./phone");
+const { phone, run, screenshot } = require("./phone");
 
 const url = process.env.AIDE_URL;
 
@@ -64,7 +64,7 @@ async function main() {
     assert.ok(pic.width <= 390 && pic.width > 300, JSON.stringify(pic));
 
     await page.locator("#camerapanel").scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(process.env.AIDE_SHOTS, "camera-check.png"), fullPage: true });
+    await screenshot(page, { path: path.join(process.env.AIDE_SHOTS, "camera-check.png"), fullPage: true });
 
     // Turned to 844x390, the seven tools beside the map take two rows, none cut.
     await page.setViewportSize({ width: 844, height: 390 });
@@ -74,7 +74,7 @@ async function main() {
     const cutWide = await page.evaluate(() => [...document.querySelectorAll("#tools button")]
       .filter((b) => !b.hidden && b.scrollWidth > b.clientWidth).map((b) => b.id));
     assert.deepEqual(cutWide, [], "tool buttons whose label is cut at 844x390");
-    await page.screenshot({ path: path.join(process.env.AIDE_SHOTS, "camera-landscape.png") });
+    await screenshot(page, { path: path.join(process.env.AIDE_SHOTS, "camera-landscape.png") });
     assert.deepEqual(errors, []);
   } finally {
     await close();

@@ -7,7 +7,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const path = require("node:path");
-const { phone, tapMap, run } = require("./phone");
+const { phone, tapMap, run, screenshot } = require("./phone");
 
 const url = process.env.AIDE_URL;
 const shots = process.env.AIDE_SHOTS;
@@ -64,7 +64,7 @@ async function main() {
     assert.ok(ring.x >= img.x - 1 && ring.x + ring.width <= img.x + img.width + 1, "the ring lies on the picture");
     const scrollW = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(scrollW <= 390, `page is ${scrollW} px wide`);
-    await page.screenshot({ path: path.join(shots, "evidence-piece.png") });
+    await screenshot(page, { path: path.join(shots, "evidence-piece.png") });
 
     // A pair: the sight line between them on the picture.
     // (selected as a tap selects it: after the zoom onto the first, it is off the screen)
@@ -72,7 +72,7 @@ async function main() {
     await page.waitForSelector("#sight");
     assert.equal(await page.locator("#over .sightline").count(), 1, "sight line drawn");
     assert.ok(await shown("#over .sightline"));
-    await page.screenshot({ path: path.join(shots, "evidence-pair.png") });
+    await screenshot(page, { path: path.join(shots, "evidence-pair.png") });
 
     // The ruler on the picture.
     await page.click("#zoomfit");

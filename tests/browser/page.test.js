@@ -7,7 +7,7 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { phone, tapMap, run } = require("./phone");
+const { phone, tapMap, run, screenshot } = require("./phone");
 
 const url = process.env.AIDE_URL;
 const check = JSON.parse(fs.readFileSync(process.env.AIDE_CHECK_JSON, "utf8"));
@@ -60,7 +60,7 @@ async function main() {
     assert.equal(text, `in command by ${cliMargin[1]} in (${await nameOf(want.commanded_by)})`);
     assert.equal(await page.locator("#under .range").count(), 1, "command range drawn from the HQ");
     assert.equal(await page.locator("#under .fof").count(), 1, "field of fire drawn");
-    await page.screenshot({ path: path.join(shots, "page-piece.png") });
+    await screenshot(page, { path: path.join(shots, "page-piece.png") });
 
     // A piece out of command says by how much.
     const out = check.pieces.find((p) => p.in_command === false && p.command_margin_in !== null);
@@ -91,7 +91,7 @@ async function main() {
     const dice = await page.locator("#diceout .die").count();
     const expectDice = await page.evaluate(() => window.aide.lastDice.round.volleys.reduce((n, v) => n + v.plan.dice, 0));
     assert.ok(dice > 0 && dice === expectDice, `${dice} dice shown, ${expectDice} thrown`);
-    await page.screenshot({ path: path.join(shots, "page-combat.png"), fullPage: true });
+    await screenshot(page, { path: path.join(shots, "page-combat.png"), fullPage: true });
 
     // The roll went to the journal: the log panel lists it.
     await page.click("#log");
@@ -128,7 +128,7 @@ async function main() {
     assert.ok(Math.abs(d - 3.0) <= 0.01, `ruler measured ${d} in, want 3.00`);
     // Zoomed in 6x, a finger is good to about a tenth of an inch: one decimal shown.
     assert.equal(await page.textContent("#rulerout"), "3.0 in");
-    await page.screenshot({ path: path.join(shots, "page-ruler.png") });
+    await screenshot(page, { path: path.join(shots, "page-ruler.png") });
 
     // Back to the whole map with a flanked piece selected, for the README.
     await page.click("#ruler");
@@ -139,7 +139,7 @@ async function main() {
     await tapMap(page, fp.x_in, fp.y_in);
     await page.waitForFunction((id) => window.aide.sel[0] === id && document.querySelector("#flanked"), flanked.id);
     assert.equal(await page.textContent("#flanked"), (await Promise.all(flanked.flanked_by.map(nameOf))).join(", "));
-    await page.screenshot({ path: path.join(shots, "page.png") });
+    await screenshot(page, { path: path.join(shots, "page.png") });
 
     // At 375 px (the narrowest common phone) with each panel open: still no sideways scroll.
     await page.setViewportSize({ width: 375, height: 812 });
@@ -203,7 +203,7 @@ async function main() {
     assert.equal(await page.inputValue("#slider"), "0", "the slider stays on the state asked for");
     const past = await page.evaluate(() => window.aide.table.pieces.find((p) => p.id === "blue-2-gd").pose);
     assert.deepEqual([past.x_in, past.y_in], [22.5, 14.25]);
-    await page.screenshot({ path: path.join(shots, "page-log.png"), fullPage: true });
+    await screenshot(page, { path: path.join(shots, "page-log.png"), fullPage: true });
     // The arrows step one state at a time, whatever the slider's width.
     await page.click("#nextstate");
     await page.waitForFunction((seq) => window.aide.history && window.aide.history.seq === seq,
@@ -252,7 +252,7 @@ async function main() {
     const [bNow, aNow] = await page.evaluate(([a, b]) => [b, a].map((id) => window.aide.table.pieces.find((p) => p.id === id).pose), [a, b]);
     assert.ok(Math.hypot(bNow.x_in - aPose.x_in, bNow.y_in - aPose.y_in) < 0.1, `${b} is where ${a} stood`);
     assert.ok(Math.hypot(aNow.x_in - bPose.x_in, aNow.y_in - bPose.y_in) < 0.1, `${a} is where ${b} stood`);
-    await page.screenshot({ path: path.join(shots, "page-identify.png"), fullPage: true });
+    await screenshot(page, { path: path.join(shots, "page-identify.png"), fullPage: true });
     await page.click("#log");
     await page.waitForFunction((b) => document.querySelector("#logout").textContent.includes(`${b} named (was taken for`), await nameOf(b));
     assert.deepEqual(errors, [], "no script errors");

@@ -39,6 +39,19 @@ async function tapMap(page, x, y) {
   await page.touchscreen.tap(sx, sy);
 }
 
+/** A screenshot for the record (the tests assert on the page, not on pictures). Once in
+ *  some dozens of runs headless Chromium has left a capture waiting for a frame until its
+ *  30 s timeout, the page otherwise fine: give the first try 15 s, then take it again. */
+async function screenshot(page, options) {
+  try {
+    await page.screenshot({ ...options, timeout: 15000 });
+  } catch (e) {
+    if (e.name !== "TimeoutError") throw e;
+    console.log(`screenshot ${options.path}: no frame in 15 s, trying again`);
+    await page.screenshot({ ...options, timeout: 30000 });
+  }
+}
+
 /** Run a test's main, failing the process on any error. */
 function run(main) {
   main().catch((e) => {
@@ -47,4 +60,4 @@ function run(main) {
   });
 }
 
-module.exports = { phone, tapMap, run };
+module.exports = { phone, tapMap, run, screenshot };

@@ -3,11 +3,11 @@
 // (844x390): pieces readable and tappable, the layout, terrain drawn by type, distances
 // in the rules' measure, rolls, the list view, the log, the manifest and the reconnect.
 // Run by tests/web_browser.rs, which starts one server per scenario and passes AIDE_URLS
-// ("name=url name=url …") and AIDE_SHOTS.
+// ("name=url name=url …"), AIDE_PIDS ("name=pid …", to freeze a server) and AIDE_SHOTS.
 "use strict";
 const assert = require("node:assert/strict");
 const path = require("node:path");
-const { phone, tapMap, run } = require("./phone");
+const { phone, tapMap, run, screenshot } = require("./phone");
 
 const urls = Object.fromEntries(process.env.AIDE_URLS.split(" ").map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
 const shots = process.env.AIDE_SHOTS;
@@ -114,7 +114,7 @@ async function common(page, vp, name) {
   assert.equal(await page.evaluate(() => window.scrollY), 0, `${name}: no scrolling`);
   const hubTerms = await page.$$eval("#info dt", (ds) => ds.map((d) => d.textContent));
   assert.equal(new Set(hubTerms).size, hubTerms.length, `${name}: no line twice: ${hubTerms}`);
-  await page.screenshot({ path: path.join(shots, `${name}-${vp.name}-tap.png`) });
+  await screenshot(page, { path: path.join(shots, `${name}-${vp.name}-tap.png`) });
   await page.click("#clear");
   await page.click("#zoomfit");
 }
@@ -148,7 +148,7 @@ async function main() {
         assert.ok(inView(await page.locator(sel).boundingBox(), vp), `${sel} in view at ${vp.name}`);
       }
       assert.match(await page.textContent("#info h3"), /Carvell Militia/, "named, not an id");
-      await page.screenshot({ path: path.join(shots, `demo-${vp.name}-piece.png`) });
+      await screenshot(page, { path: path.join(shots, `demo-${vp.name}-piece.png`) });
 
       // The list view: "my pieces out of command" as the report has them.
       await page.click("#list");
@@ -159,7 +159,7 @@ async function main() {
       const seers = rep.pieces.filter((r) => r.side === "blue" && r.can_see.some((id) => id.startsWith("red-"))).map((r) => r.id).sort();
       assert.deepEqual(await page.$$eval("#q-seen .listbtn", (bs) => bs.map((b) => b.dataset.id).sort()), seers, "enemies that see mine");
       assert.ok(seers.length > 0 && outIds.length > 0);
-      await page.screenshot({ path: path.join(shots, `demo-${vp.name}-list.png`) });
+      await screenshot(page, { path: path.join(shots, `demo-${vp.name}-list.png`) });
       await page.click(`#q-command .listbtn[data-id="${outIds[0]}"]`);
       await page.waitForSelector(`#info h3[data-key="${outIds[0]}"]`);
       assert.match(await page.textContent("#command"), /^OUT of command/);
@@ -176,7 +176,7 @@ async function main() {
       await page.waitForSelector("#rollresult");
       assert.equal(await page.locator("#reroll").count(), 0, "no re-roll");
       assert.ok(inView(await page.locator("#rollresult").boundingBox(), vp), "the roll in view");
-      await page.screenshot({ path: path.join(shots, `demo-${vp.name}-combat.png`) });
+      await screenshot(page, { path: path.join(shots, `demo-${vp.name}-combat.png`) });
 
       // The log: each line numbered once, by its state ("#3 …"), not also by the list.
       await page.click("#log");
@@ -240,7 +240,7 @@ async function main() {
       const hits = await page.evaluate(() => window.aide.lastDice.result);
       assert.equal(await page.textContent("#hits"), `${hits.hits} hit${hits.hits === 1 ? "" : "s"}`);
       assert.ok(hits.die >= 1 && hits.die <= 3);
-      await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-shot.png`) });
+      await screenshot(page, { path: path.join(shots, `ohw-${vp.name}-shot.png`) });
       // A shot the rules refuse is refused with their reason (422), an unknown piece 404.
       const refused = ohw.pieces.flatMap((r) => (r.hex ? r.hex.shots.filter((s) => !s.allowed).map((s) => [r.id, s]) : []))[0];
       const post = (body, route = "/api/roll") => page.evaluate(async ([body, route]) => {
@@ -280,7 +280,7 @@ async function main() {
         assert.match(await page.textContent("#moraleout"), m.result.outcome === "passed" ? /passes$/ : lost ? /routed/ : /commander is removed/);
         assert.ok(inView(await page.locator("#moraleout").boundingBox(), vp), "the morale result in view");
       }
-      await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-morale.png`) });
+      await screenshot(page, { path: path.join(shots, `ohw-${vp.name}-morale.png`) });
       // The same seed gives the same dice and the rule's outcome; 1 hit always passes
       // (2D6 is at least 2); 9 hits is refused: "routed and removed from play when they
       // exceed 8 hits".
@@ -319,7 +319,7 @@ async function main() {
       const line = await page.textContent(`#q-shots .listbtn[data-id="${shooters[0]}"]`);
       const nearest = ohw.pieces.find((r) => r.id === shooters[0]).hex.shots.find((s) => s.allowed);
       assert.ok(line.includes(`(${nearest.range_hex} ${nearest.range_hex === 1 ? "hex" : "hexes"})`), line);
-      await page.screenshot({ path: path.join(shots, `ohw-${vp.name}-list.png`) });
+      await screenshot(page, { path: path.join(shots, `ohw-${vp.name}-list.png`) });
 
       // ---------- NBC ----------
       await open("nbc-demo", vp);
@@ -358,7 +358,7 @@ async function main() {
       assert.match(await page.textContent("#rollresult"), / fires at /);
       const fire = await page.evaluate(() => window.aide.lastDice.result);
       assert.equal(await page.locator("#diceout .die").count(), fire.first.length + fire.rerolled.length);
-      await page.screenshot({ path: path.join(shots, `nbc-${vp.name}-fire.png`) });
+      await screenshot(page, { path: path.join(shots, `nbc-${vp.name}-fire.png`) });
       // Close combat is not in the NBC text the project has: two units in contact are
       // refused with that reason, not with "not within Long range".
       const foot = nbc.pieces.find((r) => !/artillery/.test(r.kind) && r.nbc.contact_zone.length && !r.nbc.artillery.length);
@@ -434,7 +434,7 @@ async function main() {
     await page.click("#list");
     await page.selectOption("#me", "red");
     assert.ok((await page.locator("#q-command .listbtn").count()) > 0, "the list still answers for red");
-    await page.screenshot({ path: path.join(shots, "fog.png") });
+    await screenshot(page, { path: path.join(shots, "fog.png") });
 
     // ---------- tablets, under a strict Content-Security-Policy ----------
     // The page has no inline script, handler or style attribute in its HTML: served with
@@ -474,7 +474,7 @@ async function main() {
       assert.ok(inView(await page.locator("#command").boundingBox(), { width: w, height: hgt }), `verdict in view at ${w}x${hgt}`);
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= w, `no sideways scroll at ${w}x${hgt}`);
       // The tapped piece's verdict beside (or under) the map: docs/serve-tablet.png.
-      await page.screenshot({ path: path.join(shots, `tablet-${w}x${hgt}.png`) });
+      await screenshot(page, { path: path.join(shots, `tablet-${w}x${hgt}.png`) });
       await page.click("#list");
       await page.click("#dice");
       assert.deepEqual(await page.evaluate(() => window.__csp), [], "no CSP violation");
@@ -509,14 +509,36 @@ async function main() {
 
     // A Wi-Fi blip: the socket drops and the network is gone; the page says it is
     // reconnecting and counts its tries; when the network returns, it says it is back.
+    // (Chromium can leave a socket closed while offline stuck in CLOSING; the page then
+    // gives it up once it has been silent 5 s, so allow for that.)
     await context.setOffline(true);
     await page.evaluate(() => window.aide.conn.ws.close());
-    await page.waitForFunction(() => /reconnecting \(try 2/.test(document.querySelector("#conn").textContent), null, { timeout: 10000 });
+    await page.waitForFunction(() => /reconnecting \(try 2/.test(document.querySelector("#conn").textContent), null, { timeout: 20000 });
     assert.equal(await page.isVisible("#conn"), true);
     assert.equal(await page.textContent("#source"), "offline");
-    await page.screenshot({ path: path.join(shots, "reconnecting.png") });
+    await screenshot(page, { path: path.join(shots, "reconnecting.png") });
     await context.setOffline(false);
     await page.waitForFunction(() => /^Reconnected/.test(document.querySelector("#conn").textContent), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector("#source").textContent === "replay", null, { timeout: 10000 });
+
+    // A silent drop: the server stops answering (frozen, as when the Wi-Fi goes away and
+    // nothing closes the socket). The page hears no status for 5 s, says it is
+    // reconnecting, and is back once the server answers again.
+    const demoPid = Number(process.env.AIDE_PIDS.split(" ").find((kv) => kv.startsWith("demo=")).slice(5));
+    const frozenAt = Date.now();
+    process.kill(demoPid, "SIGSTOP");
+    try {
+      await page.waitForFunction(() => /reconnecting \(try 1/.test(document.querySelector("#conn").textContent), null, { timeout: 20000 });
+      const noticed = Date.now() - frozenAt;
+      // Status comes every second, so the last one was at most about 1 s before the
+      // freeze (2 s on a busy machine): the page waited out the silence, no sooner.
+      assert.ok(noticed >= 3000, `lost after ${noticed} ms of silence; the page should wait 5 s`);
+      assert.equal(await page.textContent("#source"), "offline");
+      console.log(`ok: a frozen server taken for lost after ${noticed} ms of silence`);
+    } finally {
+      process.kill(demoPid, "SIGCONT");
+    }
+    await page.waitForFunction(() => /^Reconnected/.test(document.querySelector("#conn").textContent), null, { timeout: 20000 });
     await page.waitForFunction(() => document.querySelector("#source").textContent === "replay", null, { timeout: 10000 });
 
     // Table display: on a laptop, the map large, type big, the newest log lines.
@@ -530,7 +552,7 @@ async function main() {
     const font = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector("#tvout")).fontSize));
     assert.ok(font >= 24, `log lines at ${font} px`);
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 1280);
-    await page.screenshot({ path: path.join(shots, "table-display.png") });
+    await screenshot(page, { path: path.join(shots, "table-display.png") });
 
     assert.deepEqual(errors, [], "no script errors");
     console.log("ok: demo, ohw-demo and nbc-demo at 390x844 and 844x390");

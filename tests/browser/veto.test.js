@@ -7,7 +7,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const path = require("node:path");
-const { phone, tapMap, run } = require("./phone");
+const { phone, tapMap, run, screenshot } = require("./phone");
 
 const shots = process.env.AIDE_SHOTS;
 
@@ -45,7 +45,7 @@ async function main() {
     await thumb("#vetoyes");
     await page.waitForTimeout(300);
     assert.ok(await pose(unit), "nothing is vetoed before the player confirms");
-    await page.screenshot({ path: path.join(shots, "veto-ask.png"), fullPage: true });
+    await screenshot(page, { path: path.join(shots, "veto-ask.png"), fullPage: true });
     await page.click("#vetoyes");
     await page.waitForFunction((id) => !window.aide.table.pieces.some((p) => p.id === id), unit);
     // The table without it may come before the answer: wait for the answer's line too.
@@ -81,7 +81,7 @@ async function main() {
     assert.ok(await page.evaluate((s) => window.aide.seq >= s, seq));
     const scrollW = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(scrollW <= 390, `page is ${scrollW} px wide`);
-    await page.screenshot({ path: path.join(shots, "veto-placed.png"), fullPage: true });
+    await screenshot(page, { path: path.join(shots, "veto-placed.png"), fullPage: true });
 
     // Both are in the log.
     await page.click("#log");
