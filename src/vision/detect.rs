@@ -2845,7 +2845,9 @@ fn split_by_tops(
     // two parts alike. The strips of a column go with their parts all one way
     // ([`strips_one_way`]). Failing that, each block carries one strip: a region
     // touching one part goes with it, and one touching several with the part that has
-    // the least paper yet. A region the paint touches nowhere (a thin strip, its edges
+    // the least paper yet; between two such parts, with the one whose lit top the strip
+    // halves ([`strip_owner_by_lit_top`]), else the first found. A region the paint
+    // touches nowhere (a thin strip, its edges
     // blurred pink on both sides: see [`lies_like_a_strip`]) touches the parts within
     // [`CONTACT_REACH`], as it joined the blob.
     let centres: Vec<[f64; 2]> = blob.iter().map(|p| p.centre()).collect();
