@@ -1436,6 +1436,9 @@ function banner(text, cls) {
 }
 function connect() {
   clearTimeout(conn.timer);
+  // A try still under way (the phone said it is online again before it ended) is given
+  // up, so that it cannot open later beside the new one and feed the page twice.
+  if (conn.ws) forget(conn.ws);
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + window.aideSeat.wsQuery());
   conn.ws = ws;
   conn.heard = Date.now();
@@ -1461,9 +1464,7 @@ function connect() {
  *  Its events are cut off, so a late close from it cannot count twice. */
 function lost(ws) {
   if (conn.ws !== ws) return;
-  conn.ws = null;
-  ws.onopen = ws.onmessage = ws.onclose = null;
-  if (ws.readyState === WebSocket.CONNECTING || ws.readyState === WebSocket.OPEN) ws.close();
+  forget(ws);
   conn.down = true;
   conn.tries += 1;
   $("source").className = "dot offline";
@@ -1472,6 +1473,12 @@ function lost(ws) {
   banner(`Connection lost: reconnecting (try ${conn.tries}, next in ${(wait / 1000).toFixed(1)} s)…`, "bad");
   conn.timer = setTimeout(connect, wait);
   conn.backoff = Math.min(conn.backoff * 2, 8000);
+}
+/** Cut `ws` off: none of its events reach the page, and it is closed if still open. */
+function forget(ws) {
+  if (conn.ws === ws) conn.ws = null;
+  ws.onopen = ws.onmessage = ws.onclose = null;
+  if (ws.readyState === WebSocket.CONNECTING || ws.readyState === WebSocket.OPEN) ws.close();
 }
 setInterval(() => {
   if (conn.ws && Date.now() - conn.heard > SILENT_MS) lost(conn.ws);
