@@ -9,7 +9,10 @@ const assert = require("node:assert/strict");
 const path = require("node:path");
 const { phone, tapMap, run, screenshot } = require("./phone");
 
-const urls = Object.fromEntries(process.env.AIDE_URLS.split(" ").map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+/** "name=value name=value …" as { name: value }. */
+const byName = (list) => Object.fromEntries(list.split(" ").map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+const urls = byName(process.env.AIDE_URLS);
+const pids = byName(process.env.AIDE_PIDS);
 const shots = process.env.AIDE_SHOTS;
 const VIEWPORTS = [{ name: "portrait", width: 390, height: 844 }, { name: "landscape", width: 844, height: 390 }];
 
@@ -524,7 +527,7 @@ async function main() {
     // A silent drop: the server stops answering (frozen, as when the Wi-Fi goes away and
     // nothing closes the socket). The page hears no status for 5 s, says it is
     // reconnecting, and is back once the server answers again.
-    const demoPid = Number(process.env.AIDE_PIDS.split(" ").find((kv) => kv.startsWith("demo=")).slice(5));
+    const demoPid = Number(pids.demo);
     const frozenAt = Date.now();
     process.kill(demoPid, "SIGSTOP");
     try {
