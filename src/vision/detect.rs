@@ -325,13 +325,7 @@ pub fn detect_sampled(
     let blobs: Vec<(Option<usize>, Vec<Px>)> = crops
         .iter()
         .zip(&bounds)
-        .flat_map(|(crop, [tx0, ty0, ..])| {
-            blobs_of(crop, tx0 * TILE_PX, ty0 * TILE_PX, |x, y| {
-                plane.at(x, y).map_or(u16::MAX, |[r, g, b]| {
-                    765 - u16::from(r) - u16::from(g) - u16::from(b)
-                })
-            })
-        })
+        .flat_map(|(crop, [tx0, ty0, ..])| blobs_of(crop, tx0 * TILE_PX, ty0 * TILE_PX))
         .collect();
     let camera = calib.camera_over();
     let is_ink =
@@ -476,11 +470,8 @@ pub fn detect_sampled(
                 && (p.x_in - label.piece.x_in).hypot(p.y_in - label.piece.y_in) < LABEL_CLEAR_IN
         };
         if !pieces.iter().any(near) {
-            // A label in contact read twice, in both blobs, is one block.
             if touched {
-                if !in_contact.iter().any(near) {
-                    in_contact.push(label.piece);
-                }
+                in_contact.push(label.piece);
             } else {
                 pieces.push(label.piece);
             }
@@ -647,12 +638,7 @@ impl Px {
 /// them into one blob. A paper region touching paint of both sides goes with the side
 /// it touches along more pixels (a block's own label borders its top along its length;
 /// an enemy in contact touches it along an edge at most).
-fn blobs_of(
-    crop: &image::GrayImage,
-    x0: u32,
-    y0: u32,
-    darkness: impl Fn(u32, u32) -> u16,
-) -> Vec<(Option<usize>, Vec<Px>)> {
+fn blobs_of(crop: &image::GrayImage, x0: u32, y0: u32) -> Vec<(Option<usize>, Vec<Px>)> {
     let labels = label_components(crop);
     let count = labels.pixels().map(|l| l.0[0] as usize).max().unwrap_or(0);
     let mut class = vec![0u8; count];
@@ -699,9 +685,8 @@ fn blobs_of(
         .collect();
     // Each paper region joins the paint it touches most, with every other region of
     // that side's paint it touches. One touching both sides' paint (two facing strips
-    // meeting where a block meets an enemy's flank, or a strip meeting the label of a
-    // spent enemy) is shared out first, along the seam between the blocks where one
-    // shows (see [`share_out`]).
+    // meeting where a block meets an enemy's flank) is shared out first: each of its
+    // pixels goes with the paint nearest it through the region.
     let mut group: Vec<usize> = (0..count).collect();
     fn root(group: &mut [usize], mut c: usize) -> usize {
         while group[c] != c {
@@ -718,9 +703,7 @@ fn blobs_of(
         if touching.iter().any(|(q, _)| class[*q] != class[most]) {
             // Each side's share joins all of that side's paint the region touches, as a
             // region touching one side does.
-            let sizes: Vec<usize> = pixels.iter().map(Vec::len).collect();
-            let darkness = |x: u32, y: u32| darkness(x0 + x, y0 + y);
-            for (paint, share) in share_out(&pixels[paper], &labels, &class, &sizes, darkness) {
+            for (paint, share) in share_out(&pixels[paper], &labels, &class) {
                 let part = pixels.len();
                 pixels.push(share);
                 class.push(PAPER);
@@ -842,43 +825,27 @@ const THIN_STRIP_LEAST_LENGTH_IN: f64 = 1.05 * LABEL_LENGTH_IN;
 const THIN_STRIP_MOST_LENGTH_IN: f64 = 2.1;
 
 /// A paper region's pixels (crop positions) shared out among the paint regions (by
-/// component, as `labels` numbers them from 1) that reach them first through the
-/// region, the brightest paper first (`darkness`, at a map-plane position: 765 less
-/// the sum of the channels): a flood from the paint that crosses a dark line last.
-/// Those within [`CONTACT_REACH`] of paint start from the nearest such paint, the
-/// rest follow their neighbours.
-///
-/// Two blocks in contact meet along a seam darker than the paper either side: the crack
-/// between them, their bevels, the taller block's face. Shared by distance alone, a
-/// fresh block's strip, 0.19 in deep, against a spent enemy's band and label, 0.68 in
-/// deep, drew the line through the label: the fresh block read spent and 0.2 in off,
-/// and the enemy was lost (a fresh blue block marked, face to face with a spent red
-/// one, 12 seeds x 8 headings x sharp and rounded edges on our renderer: 86 of 192
-/// blue blocks misread). Flooded brightest first, each side fills its own paper before
-/// it crosses the seam. Where no seam shows, paper floods as evenly as distance shares
-/// it.
+/// component, as `labels` numbers them from 1) they lie nearest to through the region:
+/// those within [`CONTACT_REACH`] of paint start from the nearest such paint, the rest
+/// follow their neighbours.
 fn share_out(
     region: &[(u32, u32)],
     labels: &Labels,
     class: &[u8],
-    sizes: &[usize],
-    darkness: impl Fn(u32, u32) -> u16,
 ) -> Vec<(usize, Vec<(u32, u32)>)> {
     const UNSET: usize = usize::MAX;
     let (w, h) = labels.dimensions();
     let index: std::collections::HashMap<(u32, u32), usize> =
         region.iter().enumerate().map(|(i, &p)| (p, i)).collect();
     let mut owner = vec![UNSET; region.len()];
-    // Pixels owned and not yet spread from: the brightest first, then the first owned.
-    let mut queue = std::collections::BinaryHeap::new();
-    let mut pushed = 0usize;
+    let mut queue = std::collections::VecDeque::new();
     let paint_at = |x: u32, y: u32, dx: i64, dy: i64| {
         let (nx, ny) = (x as i64 + dx, y as i64 + dy);
         if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
             return None;
         }
         let n = labels.get_pixel(nx as u32, ny as u32).0[0] as usize;
-        (n > 0 && class[n - 1] != PAPER && sizes[n - 1] >= LEAST_SHARING_PAINT_PX).then(|| n - 1)
+        (n > 0 && class[n - 1] != PAPER).then(|| n - 1)
     };
     for reach in 1..=2 {
         for (i, &(x, y)) in region.iter().enumerate() {
@@ -890,12 +857,11 @@ fn share_out(
                 .filter(|(dx, dy)| dx.abs().max(dy.abs()) == reach);
             if let Some(paint) = ring.filter_map(|&(dx, dy)| paint_at(x, y, dx, dy)).next() {
                 owner[i] = paint;
-                queue.push(std::cmp::Reverse((darkness(x, y), pushed, i)));
-                pushed += 1;
+                queue.push_back(i);
             }
         }
     }
-    while let Some(std::cmp::Reverse((_, _, i))) = queue.pop() {
+    while let Some(i) = queue.pop_front() {
         let (x, y) = region[i];
         for (dx, dy) in CONTACT_REACH
             .iter()
@@ -909,9 +875,7 @@ fn share_out(
                 && owner[j] == UNSET
             {
                 owner[j] = owner[i];
-                let (jx, jy) = region[j];
-                queue.push(std::cmp::Reverse((darkness(jx, jy), pushed, j)));
-                pushed += 1;
+                queue.push_back(j);
             }
         }
     }
@@ -927,12 +891,6 @@ fn share_out(
     }
     shares
 }
-
-/// Paint regions smaller than this (map-plane pixels) claim no paper when it is shared:
-/// the seam between two blocks in contact, a dark line through their paper, reads as a
-/// few specks of the taller block's paint, and flooding from them would take the
-/// other's paper beside the seam before its own paint reached it.
-const LEAST_SHARING_PAINT_PX: usize = 12;
 
 /// How much darker than the colour model's band value paper may be and still read as
 /// paper: the far corner of a table under one lamp gets about a quarter less light.
@@ -4024,10 +3982,8 @@ fn spent_by_label(
             // takes in the enemy's facing strip, blurred into it: the label lies against
             // the other edge, its own rim's.
             let label_px = LABEL_WIDTH_IN * scale * PX_PER_IN;
-            let takes_enemy_strip =
-                rim.enemy_along.is_some() && width_px > label_px + 2.0 * EDGE_BLUR_PX;
             if let Some(enemy) = rim.enemy_along
-                && takes_enemy_strip
+                && width_px > label_px + 2.0 * EDGE_BLUR_PX
             {
                 mid[1] = if enemy > 0.0 {
                     across.0 - 0.5 + 0.5 * label_px
@@ -4086,18 +4042,7 @@ fn spent_by_label(
             Some(FoundByLabel {
                 piece,
                 side,
-                // The enemy's strip stays the enemy's: taken out of its blob with the
-                // label, its block would be left a top of paint with no strip.
-                paper: if takes_enemy_strip {
-                    let reach = 0.5 * label_px + EDGE_BLUR_PX;
-                    let off_mid = |p: &[f64; 2]| dot(sub(*p, axes.centre), axes.normal) - mid[1];
-                    region
-                        .into_iter()
-                        .filter(|p| off_mid(p).abs() <= reach)
-                        .collect()
-                } else {
-                    region
-                },
+                paper: region,
                 on_top,
                 in_contact: false,
             })
@@ -4956,60 +4901,6 @@ mod tests {
         }
     }
 
-    /// A fresh block (side 0) face to face with a spent enemy (side 1): the fresh top's
-    /// paint (4 px deep), its strip (4 px), the seam between the blocks (a dark line,
-    /// with specks of the fresh block's paint and gaps of paper), the enemy's band and
-    /// label (12 px) and its rim (2 px). All the paper is one region. Shared by distance,
-    /// the fresh block would take the paper to about halfway, 9 px from its paint; the
-    /// seam gives it its strip and the gaps in the seam.
-    #[test]
-    fn paper_between_two_sides_is_shared_out_along_the_seam() {
-        let mut crop = image::GrayImage::new(60, 40);
-        let fill = |crop: &mut image::GrayImage, rows: std::ops::Range<u32>, value: u8| {
-            for y in rows {
-                for x in 10..50 {
-                    crop.put_pixel(x, y, image::Luma([value]));
-                }
-            }
-        };
-        fill(&mut crop, 4..8, 1);
-        fill(&mut crop, 8..12, PAPER);
-        for x in 10..50 {
-            let seam = match x % 10 {
-                0 => 1,
-                5 => PAPER,
-                _ => 0,
-            };
-            crop.put_pixel(x, 12, image::Luma([seam]));
-        }
-        fill(&mut crop, 13..25, PAPER);
-        fill(&mut crop, 25..27, 2);
-        let darkness = |_: u32, y: u32| if y == 12 { 600 } else { 0 };
-        let blobs = blobs_of(&crop, 0, 0, darkness);
-        let paper_of = |side: usize| {
-            let blob = blobs
-                .iter()
-                .find(|(s, _)| *s == Some(side))
-                .expect("a blob");
-            let rows: Vec<u32> = blob.1.iter().filter(|p| p.paper).map(|p| p.y).collect();
-            (
-                rows.len(),
-                rows.iter().copied().max(),
-                rows.iter().copied().min(),
-            )
-        };
-        assert_eq!(
-            paper_of(0),
-            (4 * 40 + 4, Some(12), Some(8)),
-            "the strip and the gaps"
-        );
-        assert_eq!(
-            paper_of(1),
-            (12 * 40, Some(24), Some(13)),
-            "the band and the label"
-        );
-    }
-
     /// Paper touching a block joins its blob when it is a sticker, a facing strip 0.19
     /// in (4 px) wide, and not when it is a line one or two pixels wide (a river bank's
     /// pale outline): the line would stretch the blob 2 in past the block, and no piece
@@ -5035,7 +4926,7 @@ mod tests {
                 crop.put_pixel(68 + k, 19 - k / 2 + w, image::Luma([PAPER]));
             }
         }
-        let blobs = blobs_of(&crop, 0, 0, |_, _| 0);
+        let blobs = blobs_of(&crop, 0, 0);
         let block = blobs
             .iter()
             .find(|(side, _)| *side == Some(0))
