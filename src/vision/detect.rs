@@ -644,9 +644,8 @@ impl Px {
 /// The blobs of one crop (its top-left at map-plane pixel (x0, y0)): each side's
 /// connected paint, with the paper that touches it. A spent block's label covers most
 /// of its top and leaves a rim of paint that may fall apart into pieces: the label joins
-/// them into one blob. A paper region touching paint of both sides goes with the side
-/// it touches along more pixels (a block's own label borders its top along its length;
-/// an enemy in contact touches it along an edge at most).
+/// them into one blob. A paper region touching paint of both sides is shared out
+/// between them (see [`share_out`]; `darkness` at a map-plane position).
 fn blobs_of(
     crop: &image::GrayImage,
     x0: u32,
@@ -711,6 +710,8 @@ fn blobs_of(
         c
     }
     let mut joined = vec![false; count];
+    // Each region's size, before any shares are added.
+    let sizes: Vec<usize> = pixels.iter().map(Vec::len).collect();
     for (paper, touching) in papers {
         let Some(&(most, _)) = touching.iter().max_by_key(|(q, n)| (*n, usize::MAX - q)) else {
             continue;
@@ -718,7 +719,6 @@ fn blobs_of(
         if touching.iter().any(|(q, _)| class[*q] != class[most]) {
             // Each side's share joins all of that side's paint the region touches, as a
             // region touching one side does.
-            let sizes: Vec<usize> = pixels.iter().map(Vec::len).collect();
             let darkness = |x: u32, y: u32| darkness(x0 + x, y0 + y);
             for (paint, share) in share_out(&pixels[paper], &labels, &class, &sizes, darkness) {
                 let part = pixels.len();
