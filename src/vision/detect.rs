@@ -339,22 +339,45 @@ pub fn detect_sampled(
     // Marks for the washed-out tops looked for beside pieces' paint (see [`FaintTops`]).
     let mut faint_tops = FaintTops::new(&plane);
     // Any blob, or paper alone, may hold a spent block found by its label.
+    let labels_by_blob: Vec<Vec<FoundByLabel>> = blobs
+        .iter()
+        .map(|(_, blob)| spent_by_label(blob, &plane, camera, options, &is_ink))
+        .collect();
+    // Where paper between two sides was shared out with no seam to part it (a standing
+    // block's strip against a spent enemy's top, the camera behind the standing block,
+    // whose raised top hides the enemy's edge), one side's share may run into the
+    // enemy's label, read in the enemy's own blob: that paper is the enemy's. Kept, it
+    // made the standing block's paper too deep for a strip, and the block was lost or
+    // read backwards (see [`share_out`] for the tables).
+    let label_boxes: Vec<(usize, PaperBox)> = labels_by_blob
+        .iter()
+        .flatten()
+        .map(|label| (label.side, label.paper_box))
+        .collect();
     let mut by_labels: Vec<FoundByLabel> = Vec::new();
     let found = blobs
         .iter()
-        .flat_map(|(side, blob)| {
-            let labels = spent_by_label(blob, &plane, camera, options, &is_ink);
+        .zip(labels_by_blob)
+        .flat_map(|((side, blob), labels)| {
             let pieces = side.map_or_else(Vec::new, |side| {
                 let name = &options.colours.sides[side].name;
                 let ink_known = reference
                     .as_ref()
                     .is_some_and(|r| blob.iter().all(|p| r.knows(p.x, p.y)));
                 // A label rimmed by the other side's paint is an enemy's top in contact
-                // with this paint, not part of its piece.
+                // with this paint, not part of its piece; so is paper lying where the
+                // enemy's label was read in its own blob.
+                let in_enemy_box = |p: &Px| {
+                    p.paper
+                        && label_boxes
+                            .iter()
+                            .any(|(s, paper_box)| *s != side && paper_box.covers(p.centre()))
+                };
                 let enemy_paper: std::collections::HashSet<[u32; 2]> = labels
                     .iter()
                     .filter(|l| l.side != side)
                     .flat_map(|l| l.paper.iter().map(|p| p.map(|c| c as u32)))
+                    .chain(blob.iter().filter(|p| in_enemy_box(p)).map(|p| [p.x, p.y]))
                     .collect();
                 let measure_own = |own: &[Px]| {
                     let pieces = measure_blob(own, &plane, name, camera, options, ink_known);
@@ -857,7 +880,10 @@ const THIN_STRIP_MOST_LENGTH_IN: f64 = 2.1;
 /// spent and marked, spent and unmarked, or fresh: 288 tables), the red block was
 /// misread on 35 tables and the blue on 53; flooded brightest first, 15 and 47. Where
 /// no seam shows (the camera behind the fresh block, whose top hides the enemy's band)
-/// paper floods as distance shares it, and the fresh block may still be lost.
+/// paper floods as distance shares it, and the fresh block's share runs into the spent
+/// enemy's label: [`detect_sampled`] gives the paper where that label was read back to
+/// the enemy, and the blue block was then misread on 7 of the 288 tables (the red on
+/// 13).
 fn share_out(
     region: &[(u32, u32)],
     labels: &Labels,
@@ -3953,12 +3979,33 @@ struct FoundByLabel {
     side: usize,
     /// The label's paper: pixel centres on the map plane.
     paper: Vec<[f64; 2]>,
+    /// The rectangle that paper fills.
+    paper_box: PaperBox,
     /// No more paint lies beyond the label's far edge than a rim: the label is on a
     /// top, not on a standing block's back face.
     on_top: bool,
     /// The label touched the other side's paint and was taken out of its blob: an
     /// enemy stands in contact with it.
     in_contact: bool,
+}
+
+/// The rectangle a label's paper fills: its axes and, on them, the paper's extents
+/// along and across (pixel centres, in map-plane pixels from the axes' centre).
+#[derive(Clone, Copy)]
+struct PaperBox {
+    axes: Axes,
+    along: (f64, f64),
+    across: (f64, f64),
+}
+
+impl PaperBox {
+    /// Whether a pixel (its centre on the map plane) lies in the rectangle, to the outer
+    /// edge of its pixels.
+    fn covers(&self, p: [f64; 2]) -> bool {
+        let d = sub(p, self.axes.centre);
+        (self.along.0 - 0.5..=self.along.1 + 0.5).contains(&dot(d, self.axes.along))
+            && (self.across.0 - 0.5..=self.across.1 + 0.5).contains(&dot(d, self.axes.normal))
+    }
 }
 
 /// Spent blocks found by their labels, in a blob or in paper alone.
@@ -4094,20 +4141,27 @@ fn spent_by_label(
                 width_in: block.depth_spent_in,
                 confidence: LABEL_CONFIDENCE,
             };
+            // The enemy's strip stays the enemy's: taken out of its blob with the
+            // label, its block would be left a top of paint with no strip.
+            let (paper, across) = if takes_enemy_strip {
+                let reach = 0.5 * label_px + EDGE_BLUR_PX;
+                let off_mid = |p: &[f64; 2]| dot(sub(*p, axes.centre), axes.normal) - mid[1];
+                let paper = region
+                    .into_iter()
+                    .filter(|p| off_mid(p).abs() <= reach)
+                    .collect();
+                (paper, (mid[1] - reach, mid[1] + reach))
+            } else {
+                (region, across)
+            };
             Some(FoundByLabel {
                 piece,
                 side,
-                // The enemy's strip stays the enemy's: taken out of its blob with the
-                // label, its block would be left a top of paint with no strip.
-                paper: if takes_enemy_strip {
-                    let reach = 0.5 * label_px + EDGE_BLUR_PX;
-                    let off_mid = |p: &[f64; 2]| dot(sub(*p, axes.centre), axes.normal) - mid[1];
-                    region
-                        .into_iter()
-                        .filter(|p| off_mid(p).abs() <= reach)
-                        .collect()
-                } else {
-                    region
+                paper,
+                paper_box: PaperBox {
+                    axes,
+                    along,
+                    across,
                 },
                 on_top,
                 in_contact: false,
@@ -4839,6 +4893,7 @@ fn spent_strip_side(blob: &[Px], axes: &Axes, [lo_l, hi_l, lo_n, hi_n]: [f64; 4]
     strip_between(share(counts[0]), share(counts[1]))
 }
 
+#[derive(Clone, Copy)]
 struct Axes {
     centre: [f64; 2],
     /// Unit vector along the blob's long axis, and its normal.
