@@ -20,6 +20,11 @@ pub type Labels = ImageBuffer<Luma<u32>, Vec<u32>>;
 /// `connected_components(image, Connectivity::Eight, Luma([0]))`, which numbers them in
 /// that order too.
 pub fn label_components(image: &GrayImage) -> Labels {
+    components(image).0
+}
+
+/// [`label_components`] and how many components there are: the largest label.
+pub fn components(image: &GrayImage) -> (Labels, usize) {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let px = image.as_raw();
     let mut labels = vec![0u32; w * h];
@@ -74,18 +79,27 @@ pub fn label_components(image: &GrayImage) -> Labels {
             labels[row + x] = label;
         }
     }
-    // Number the sets in the order the scan first meets them.
+    // Number the sets in the order the scan first meets them: a set's root, its
+    // smallest label, was made at its first pixel, so the roots in the order they were
+    // made are the sets in that order; every other label is numbered after its root.
     let mut number = vec![0u32; parent.len()];
     let mut count = 0;
-    for label in labels.iter_mut().filter(|l| **l != 0) {
-        let root = find(&mut parent, *label) as usize;
-        if number[root] == 0 {
+    for l in 1..parent.len() {
+        let root = find(&mut parent, l as u32) as usize;
+        number[l] = if root == l {
             count += 1;
-            number[root] = count;
-        }
-        *label = number[root];
+            count
+        } else {
+            number[root]
+        };
     }
-    Labels::from_raw(w as u32, h as u32, labels).expect("one label per pixel")
+    for label in &mut labels {
+        *label = number[*label as usize];
+    }
+    (
+        Labels::from_raw(w as u32, h as u32, labels).expect("one label per pixel"),
+        count as usize,
+    )
 }
 
 /// imageproc's `dilate(image, Norm::LInf, k)`: 255 where a non-zero pixel lies within
@@ -160,7 +174,7 @@ mod tests {
     use imageproc::morphology::{dilate, erode};
     use imageproc::region_labelling::{Connectivity, connected_components};
 
-    use super::{grow, label_components, shrink};
+    use super::{components, grow, shrink};
 
     /// Uniform numbers in 0..n, repeatable by seed.
     fn numbers(seed: u64) -> impl FnMut(u64) -> u64 {
@@ -233,13 +247,16 @@ mod tests {
                 );
             }
             let expected = connected_components(image, Connectivity::Eight, Luma([0u8]));
+            let (labels, count) = components(image);
             assert_eq!(
-                label_components(image),
+                labels,
                 expected,
                 "image {k} ({}x{})",
                 image.width(),
                 image.height()
             );
+            let largest = expected.pixels().map(|l| l.0[0] as usize).max();
+            assert_eq!(count, largest.unwrap_or(0), "image {k}");
         }
     }
 }
