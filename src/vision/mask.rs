@@ -81,7 +81,8 @@ pub fn components(image: &GrayImage) -> (Labels, usize) {
     }
     // Number the sets in the order the scan first meets them: a set's root, its
     // smallest label, was made at its first pixel, so the roots in the order they were
-    // made are the sets in that order; every other label is numbered after its root.
+    // made are the sets in that order; every other label takes its root's number,
+    // given before it.
     let mut number = vec![0u32; parent.len()];
     let mut count = 0;
     for l in 1..parent.len() {
