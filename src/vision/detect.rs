@@ -2598,12 +2598,13 @@ fn reads_as_one_standing_block(whole: &DetectedPiece, parts: &[(DetectedPiece, f
 /// tables (10 seeds, apart and touching, 2026-11-28) the single blocks' tops reached
 /// 1.01 to 1.85 depths (99 in 100 under 1.63), the two columns read 2.04 and 2.07; on
 /// the photoreal frames 0.59 to 2.23, and none was a column. The parting was 0.4 ms of
-/// a 6.4 ms live frame. Of the benchmark's 1,100 pieces (our renderer's tables apart,
-/// touching, rounded and on the printed maps, and the photoreal frames) one reads
-/// otherwise: a 4K block with rounded edges whose top and side face, a part of a larger
-/// blob, had been parted as a false column of two (tops 1.03 depths across), and whose
-/// top, kept for being nearest the whole's reading, read 0.008 in off, where the top
-/// and side face read together now read 0.036 in off.
+/// a 6.4 ms live frame. The benchmark's figures stayed as they were on our renderer's
+/// tables apart, touching and on the printed maps, and on the photoreal frames. On its
+/// tables with edges rounded by 0.04 in three blocks read otherwise, each still within a
+/// sixteenth: at 4K one whose top and side face, a part of a larger blob, had been
+/// parted as a false column of two (tops 1.03 depths across), its top kept for being
+/// nearest the whole's reading (0.008 in off, now 0.036 with the side face); at 1080p two
+/// more, 0.022 and 0.008 in off before, 0.046 and 0.033 now.
 fn column_parts(
     blob: &[Px],
     top: &[[f64; 2]],
