@@ -2989,6 +2989,9 @@ fn line_by_silhouette(
     ((frontages - frontages.round()).abs() <= 0.3).then_some((lo, hi, frontages))
 }
 
+/// The longest line a table holds, in block frontages: a division of eight, end to end.
+const MOST_BLOCKS_IN_LINE: f64 = 8.4;
+
 /// Whether a long blob (its lit top `top` `frontages` block frontages long between
 /// `lo` and `hi` on `axes`) is blocks standing end to end: a whole number of frontages,
 /// and a straight band that the blob's paint fills. A river or a road of a side's colour
@@ -3010,9 +3013,7 @@ fn is_a_line(
     frontages: f64,
     block: &crate::model::Shape,
 ) -> bool {
-    // The longest line a table holds: a division of eight, end to end.
-    const MOST_BLOCKS: f64 = 8.4;
-    if frontages > MOST_BLOCKS || (frontages - frontages.round()).abs() > 0.3 {
+    if frontages > MOST_BLOCKS_IN_LINE || (frontages - frontages.round()).abs() > 0.3 {
         return false;
     }
     let count = frontages.round().max(1.0) as usize;
@@ -3244,6 +3245,20 @@ fn split_by_tops(
                 .into_iter()
                 .filter(|&t| paper_of[t] == least)
                 .collect();
+            // A part lit over more than the longest line of blocks is ink (a stretch of
+            // river, joined to a block standing at its bank): paper touching it and a
+            // part a piece's size is that piece's. Given to the river, found first, a
+            // marked block's strip was lost and the block read backwards.
+            let piece_sized: Vec<usize> = barest
+                .iter()
+                .copied()
+                .filter(|&t| lit[t] as f64 <= MOST_BLOCKS_IN_LINE * whole_top_px)
+                .collect();
+            let barest = if piece_sized.is_empty() {
+                barest
+            } else {
+                piece_sized
+            };
             let Some(part) = strip_owner_by_lit_top(&barest, &lit, &sides, whole_top_px)
                 .or(barest.iter().min().copied())
             else {
@@ -5219,7 +5234,7 @@ mod tests {
         Axes, Classifier, Cut, DetectOptions, DetectedPiece, EDGE_BLUR_PX, Facing, FaintTops,
         MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Silhouette, blobs_of, centroid, cube_middle,
         edge_loss_px, fit_shapes, is_a_line, measure, not_ink, ray_spread, read_strip_again,
-        reads_as_flat_ink, rim_side, stands_up, top_grow, without_overlaps,
+        reads_as_flat_ink, rim_side, split_by_tops, stands_up, top_grow, without_overlaps,
     };
 
     use crate::sim;
@@ -5984,6 +5999,39 @@ mod tests {
             assert_eq!(red.name, "red");
             reads_as_flat_ink(&piece, &plane, red, camera, shape, |_| false)
         })
+    }
+
+    /// A river's stretch lit 60 x 66 px (more than the longest line of blocks, 8.4 tops
+    /// of 281 px) and a marked block's lit half top, 38 x 4 px below it, with the block's
+    /// strip (40 x 4 px) between them, touching the river at its west end and the top
+    /// along its length: the strip is the block's.
+    #[test]
+    fn a_strip_between_a_river_and_its_block_is_the_block_s() {
+        let river = |x: u32, y: u32| x < 60 && y < 66;
+        let strip = |x: u32, y: u32| (60..100).contains(&x) && (62..66).contains(&y);
+        let top = |x: u32, y: u32| (62..100).contains(&x) && (66..70).contains(&y);
+        let blob: Vec<Px> = (0..100 * 70)
+            .map(|i| (i % 100, i / 100))
+            .filter(|&(x, y)| river(x, y) || strip(x, y) || top(x, y))
+            .map(|(x, y)| Px {
+                x,
+                y,
+                paper: strip(x, y),
+            })
+            .collect();
+        let lit: Vec<[f64; 2]> = blob
+            .iter()
+            .filter(|p| !p.paper)
+            .map(|p| p.centre())
+            .collect();
+        let parts = split_by_tops(&blob, &lit, [300.0, 300.0], 37.5 * 7.5).unwrap();
+        assert_eq!(parts.len(), 2);
+        let block = parts
+            .iter()
+            .find(|part| part.iter().any(|p| top(p.x, p.y)))
+            .unwrap();
+        assert!(block.iter().all(|p| !river(p.x, p.y)));
+        assert_eq!(block.iter().filter(|p| p.paper).count(), 160);
     }
 
     /// A spent red block's label (32 x 12 px) in contact with a blue block along one long
