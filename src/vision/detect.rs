@@ -4064,7 +4064,15 @@ fn measure(
     let facing_sign = if fit.kind == "hq" {
         Sign::None
     } else if fit.status == Status::Fresh {
-        fresh_facing(blob, &axes, &sil, top_n, grow * depth_px.max(1.0))
+        let back_face_px = sil.nadir[1].abs() * grow;
+        fresh_facing(
+            blob,
+            &axes,
+            &sil,
+            top_n,
+            grow * depth_px.max(1.0),
+            back_face_px,
+        )
     } else {
         // The top's ends from its middle: a part of a line has a cut for an end.
         let top_a = sil.nadir[0] + (centre_a - sil.nadir[0]) * (1.0 + grow);
@@ -4835,6 +4843,15 @@ fn block_heading(sign: Sign, axes: &Axes, facing_away: impl Fn() -> Option<f64>)
 /// and its label's print can leave parts of it out, never most of it.
 const LEAST_TOP_SHOWN: f64 = 0.25;
 
+/// How deep a standing block's back face must show, in map-plane pixels, for paper
+/// beside its top to be read as the label on it: a blurred edge each side
+/// ([`EDGE_BLUR_PX`]). Shallower, the paper there is the top's own strip pushed off the
+/// top's place (a far edge read past the block, into a river of its colour) or blur. On
+/// our renderer's 60 tables of the four maps and the photoreal frames (2026-11-29),
+/// the five blocks read by a label showed back faces 0.27, 0.91, 1.15 and 1.69 px deep,
+/// all four read backwards, and 9.3 px, read right.
+const LEAST_BACK_FACE_PX: f64 = 2.0 * EDGE_BLUR_PX;
+
 /// What tells a block's front, as a sign along its axes' normal.
 enum Sign {
     /// The facing strip is on that side.
@@ -4846,13 +4863,16 @@ enum Sign {
 
 /// A fresh block's front: the half of its top (`top_n`, across the axis) that is paper
 /// is its facing strip; failing that, paper beside the top toward the camera, within
-/// the side face's depth (`side_px`), is the label on its back.
+/// the side face's depth (`side_px`), is the label on its back, where that face shows
+/// at least [`LEAST_BACK_FACE_PX`] deep (`back_face_px`: the camera's offset across the
+/// block times the top's growth).
 fn fresh_facing(
     blob: &[Px],
     axes: &Axes,
     sil: &Silhouette,
     top_n: (f64, f64),
     side_px: f64,
+    back_face_px: f64,
 ) -> Sign {
     let middle = 0.5 * (top_n.0 + top_n.1);
     let toward = sil.toward_camera()[1];
@@ -4893,7 +4913,7 @@ fn fresh_facing(
         && both_halves_seen
     {
         strip
-    } else if beside >= 0.3 && low.max(high) <= 0.25 {
+    } else if beside >= 0.3 && low.max(high) <= 0.25 && back_face_px >= LEAST_BACK_FACE_PX {
         Sign::Label(-toward)
     } else {
         Sign::None
@@ -5232,9 +5252,10 @@ mod tests {
 
     use super::{
         Axes, Classifier, Cut, DetectOptions, DetectedPiece, EDGE_BLUR_PX, Facing, FaintTops,
-        MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Silhouette, blobs_of, centroid, cube_middle,
-        edge_loss_px, fit_shapes, is_a_line, measure, not_ink, ray_spread, read_strip_again,
-        reads_as_flat_ink, rim_side, split_by_tops, stands_up, top_grow, without_overlaps,
+        MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Sign, Silhouette, blobs_of, centroid,
+        cube_middle, edge_loss_px, fit_shapes, fresh_facing, is_a_line, measure, not_ink,
+        ray_spread, read_strip_again, reads_as_flat_ink, rim_side, split_by_tops, stands_up,
+        top_grow, without_overlaps,
     };
 
     use crate::sim;
@@ -6032,6 +6053,38 @@ mod tests {
             .unwrap();
         assert!(block.iter().all(|p| !river(p.x, p.y)));
         assert_eq!(block.iter().filter(|p| p.paper).count(), 160);
+    }
+
+    /// A standing block's top, 37 x 8 px of paint, with 4 rows of paper beside it toward
+    /// the camera (south): the label on its back face where the camera sees that face
+    /// 5 px deep, and no reading where it would show half a pixel (the paper is then the
+    /// strip pushed off the top's place, or blur).
+    #[test]
+    fn a_label_is_read_on_a_back_face_only_where_that_face_shows() {
+        let blob: Vec<Px> = (32..69)
+            .flat_map(|x| {
+                (46..58).map(move |y| Px {
+                    x,
+                    y,
+                    paper: y >= 54,
+                })
+            })
+            .collect();
+        let axes = Axes {
+            centre: [50.0, 50.0],
+            along: [1.0, 0.0],
+            normal: [0.0, 1.0],
+        };
+        let sil = Silhouette {
+            along: (-18.0, 18.0),
+            normal: (-4.0, 8.0),
+            nadir: [0.0, 200.0],
+            ray_spread: [0.0, 0.0],
+        };
+        let facing =
+            |back_face_px| fresh_facing(&blob, &axes, &sil, (-4.0, 4.0), 4.0, back_face_px);
+        assert!(matches!(facing(5.0), Sign::Label(sign) if sign < 0.0));
+        assert!(matches!(facing(0.5), Sign::None));
     }
 
     /// A spent red block's label (32 x 12 px) in contact with a blue block along one long
