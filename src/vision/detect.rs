@@ -560,15 +560,7 @@ fn without_flat_ink(
     camera: (f64, f64, f64),
     options: &DetectOptions,
 ) -> Vec<DetectedPiece> {
-    let (cube, block) = (
-        options.model.shape(UnitKind::Hq),
-        options.model.shape(UnitKind::Infantry),
-    );
-    let shape_of = |p: &DetectedPiece| match p.kind.as_str() {
-        "hq" => cube,
-        "block" => block,
-        _ => None,
-    };
+    let shape_of = |p: &DetectedPiece| shape_of(options.model, p);
     let seen: Vec<Option<Standing>> = pieces
         .iter()
         .map(|p| shape_of(p).map(|shape| Standing::new(p, camera, shape)))
@@ -603,18 +595,23 @@ fn without_flat_ink(
     pieces
 }
 
+/// The shape of a piece read: an HQ's cube, or a block's (every block is measured on
+/// the infantry block's shape).
+fn shape_of<'m>(model: &'m PieceModel, piece: &DetectedPiece) -> Option<&'m crate::model::Shape> {
+    model.shape(if piece.kind == "hq" {
+        UnitKind::Hq
+    } else {
+        UnitKind::Infantry
+    })
+}
+
 /// Two pieces never stand in one place: of two readings whose footprints overlap by more
 /// than [`MOST_OVERLAP`] of the smaller, the less sure is some part of the other piece
 /// (a side face, a shadowed end) read as a piece of its own. Pieces in contact share an
 /// edge, and their readings, each within a few hundredths of an inch, overlap by little.
 fn without_overlaps(pieces: Vec<DetectedPiece>, model: &PieceModel) -> Vec<DetectedPiece> {
     let footprint = |p: &DetectedPiece| {
-        let kind = if p.kind == "hq" {
-            UnitKind::Hq
-        } else {
-            UnitKind::Infantry
-        };
-        model.shape(kind).map(|shape| {
+        shape_of(model, p).map(|shape| {
             crate::geom::Footprint::new(
                 p.x_in,
                 p.y_in,
