@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::calib::Calibration;
 use super::colour::{ColourModel, Hsv, SKIN_MIN_SATURATION, hue_distance, is_skin};
 use super::mask::{Labels, components, grow, label_components, shrink};
-use super::reference::MapReference;
+use super::reference::{MapReference, median};
 use crate::model::PieceModel;
 use crate::table::{Status, UnitKind};
 
@@ -2196,12 +2196,6 @@ fn top_and_faces(
     (faces.len() >= least_px && top.len() >= least_px).then_some(TopAndFaces { top, faces })
 }
 
-/// The median of some values (the upper one of an even count); `values` is reordered.
-fn median(values: &mut [f64]) -> f64 {
-    let half = values.len() / 2;
-    nth_smallest(values, half)
-}
-
 /// Whether a block read at `piece` stands up there, as ink printed on the map cannot: at
 /// least half of the faces it shows toward the camera ([`top_and_faces`]) are those
 /// faces: paint of the side's hue (to [`FAINT_HUE_SLACK_DEG`]: shade shifts it toward
@@ -3848,8 +3842,7 @@ fn measure(
         if saturations.is_empty() {
             EDGE_BLUR_PX
         } else {
-            let k = saturations.len() / 2;
-            edge_loss_px(floor, nth_smallest(&mut saturations, k))
+            edge_loss_px(floor, median(&mut saturations))
         }
     };
     let fits: Vec<Fit> = fit_shapes(&sil, cut, cam_h, options.model, &shaded, &paper_share)

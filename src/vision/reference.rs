@@ -507,7 +507,9 @@ fn correlation(pairs: &[(f64, f64)]) -> f64 {
     sxy / (sxx * syy).sqrt()
 }
 
-fn median(values: &mut [f64]) -> f64 {
+/// The median of some values (the upper one of an even count; NaN for none); `values`
+/// is reordered.
+pub(super) fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
