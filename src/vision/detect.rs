@@ -520,7 +520,7 @@ pub fn detect_sampled(
             pieces.push(label.piece);
         }
     }
-    let pieces = without_flat_ink(pieces, &plane, camera, options);
+    let pieces = without_flat_ink(pieces, &plane, &classifier, camera, options);
     let mut pieces = without_overlaps(pieces, options.model);
     for piece in &mut pieces {
         read_strip_again(piece, &plane, &classifier, camera, options);
@@ -557,6 +557,7 @@ pub fn detect_sampled(
 fn without_flat_ink(
     mut pieces: Vec<DetectedPiece>,
     plane: &MapPlane,
+    classifier: &Classifier,
     camera: (f64, f64, f64),
     options: &DetectOptions,
 ) -> Vec<DetectedPiece> {
@@ -587,7 +588,7 @@ fn without_flat_ink(
                 near.iter()
                     .any(|s| s.on_top(at, 0.0) || s.on_footprint(at, 0.0))
             };
-            reads_as_flat_ink(p, plane, colour, camera, shape, hidden)
+            reads_as_flat_ink(p, plane, classifier, colour, camera, shape, hidden)
         })
         .collect();
     let mut flat_ink = flat_ink.into_iter();
@@ -2240,24 +2241,38 @@ const FACE_AS_TOP_VALUE: f64 = 0.1;
 /// camera keeps at the least to be taken for the top's own colour.
 const FACE_AS_TOP_SATURATION: f64 = 0.8;
 
+/// The least share of the pixels of a standing piece's faces toward the camera that read
+/// as a face ([`reads_as_flat_ink`]): its side's hue, shade or paper.
+const LEAST_FACE_AS_FACE: f64 = 1.0 / 3.0;
+
 /// Whether a standing piece (a cube, or a fresh block) read at `piece` is flat ink: a
 /// roof of the side's hue printed a cube's size, or a stretch of stream a block's. Where
-/// the camera sees its faces ([`top_and_faces`]), they read, for at least half their
-/// pixels, as its top does: the side's hue (to [`FAINT_HUE_SLACK_DEG`]), as saturated to
-/// [`FACE_AS_TOP_SATURATION`] and as bright to [`FACE_AS_TOP_VALUE`]. A face turned from
-/// the light reads darker; one turned to a lamp, lighter or of another tint; a block's
-/// back face carries its label.
+/// the camera sees its faces ([`top_and_faces`]), they read as no standing piece's do:
+/// - for at least half their pixels, as its top does: the side's hue (to
+///   [`FAINT_HUE_SLACK_DEG`]), as saturated to [`FACE_AS_TOP_SATURATION`] and as bright
+///   to [`FACE_AS_TOP_VALUE`]. Ink reads so where it is larger than the piece read. A
+///   face turned from the light reads darker; one turned to a lamp, lighter or of
+///   another tint; a block's back face carries its label.
+/// - or for less than [`LEAST_FACE_AS_FACE`] of them, as a face at all: the side's hue,
+///   darker than the top by more than [`FACE_AS_TOP_VALUE`], or paper (a block's label,
+///   or paint washed white by a lamp). Ink reads so where it is no larger than the piece
+///   read: the faces are then the map beside it.
 ///
 /// Measured with `aide detect` on 60 of our renderer's 1080p tables (10 each on the
 /// procedural and demo maps, 20 each on river-crossing and market-town) and the four
 /// photoreal frames, where faces show: of 237 cubes, at most 0.29 of a face read as its
 /// top, and of 867 fresh blocks, at most 0.33; of 41 roofs read as cubes, 21 read so for
-/// half or more, and of 19 stretches of ink read as blocks, 6. Near the point under the
-/// camera, where no face shows, this cannot tell, and keeps the piece: the empty map's
-/// reference tells there.
+/// half or more, and of 19 stretches of ink read as blocks, 6. On the same tables, with
+/// hidden pixels left out, every cube's face read as a face for 0.57 or more (a photoreal HQ's face toward the warm lamp reads
+/// as paper) and every fresh block's for 0.58 or more (a photoreal block's back face,
+/// its label in shade); of 20 roofs read as cubes, 6 read as a face for under a third,
+/// and of 10 stretches of ink read as blocks (the canvas beside a road, the river
+/// under a bridge), 7. Near the point under the camera, where no face shows, this
+/// cannot tell, and keeps the piece: the empty map's reference tells there.
 fn reads_as_flat_ink(
     piece: &DetectedPiece,
     plane: &MapPlane,
+    classifier: &Classifier,
     colour: &super::colour::SideColour,
     camera: (f64, f64, f64),
     shape: &crate::model::Shape,
@@ -2270,16 +2285,21 @@ fn reads_as_flat_ink(
     let top: Vec<Hsv> = top.into_iter().map(Hsv::from_rgb).collect();
     let value = median(&mut top.iter().map(|c| c.v).collect::<Vec<_>>());
     let saturation = median(&mut top.iter().map(|c| c.s).collect::<Vec<_>>());
-    let as_top = faces
-        .iter()
-        .map(|&rgb| Hsv::from_rgb(rgb))
-        .filter(|c| {
-            of_side_hue_in_shade(c, colour)
-                && c.s >= FACE_AS_TOP_SATURATION * saturation
+    let (mut as_top, mut as_face) = (0, 0);
+    for &rgb in &faces {
+        let c = Hsv::from_rgb(rgb);
+        if of_side_hue_in_shade(&c, colour) {
+            as_face += 1;
+            if c.s >= FACE_AS_TOP_SATURATION * saturation
                 && (c.v - value).abs() <= FACE_AS_TOP_VALUE * value
-        })
-        .count();
-    2 * as_top >= faces.len()
+            {
+                as_top += 1;
+            }
+        } else if c.v < (1.0 - FACE_AS_TOP_VALUE) * value || classifier.class(rgb) == Class::Paper {
+            as_face += 1;
+        }
+    }
+    2 * as_top >= faces.len() || (as_face as f64) < LEAST_FACE_AS_FACE * faces.len() as f64
 }
 
 /// How far past its side's hue window a side face in shade may read, in degrees: dim
@@ -5938,21 +5958,26 @@ mod tests {
     /// north of it: its top shows 15 x 0.375 / 29.625 = 0.19 in (3.8 px) south of its
     /// footprint, and its north face fills the rows it leaves bare (y 96 to 99). Shaded or
     /// lit by a lamp, the face reads otherwise than the top; a roof printed the cube's size
-    /// reads the same there. Under the camera no face shows, and a cube is kept.
+    /// reads the same there, and a roof no larger than the cube shows the canvas beside
+    /// it. Under the camera no face shows, and a cube is kept.
     #[test]
     fn a_cube_shows_a_face_a_roof_does_not() {
         let beside = (5.0, -10.0, 30.0);
         let flat_ink = |face, camera| flat_ink_beside("hq", face, camera);
         assert!(!flat_ink(SHADED, beside));
         assert!(!flat_ink(LAMP_LIT, beside));
+        assert!(!flat_ink(LABEL, beside));
         assert!(flat_ink(TOP, beside));
+        assert!(flat_ink(MAP, beside));
         assert!(!flat_ink(TOP, (5.0, 5.0, 30.0)));
+        assert!(!flat_ink(MAP, (5.0, 5.0, 30.0)));
     }
 
     /// A red block standing at (5, 5) in, its length east-west, the camera 30 in up and
     /// 15 in north of it: its top, 0.75 in up, shows 15 x 0.75 / 29.25 = 0.38 in (7.7 px)
     /// south, and the whole footprint (y 96 to 103) is its north face: shaded paint, or
-    /// its label. A stretch of stream read as a block shows its top's colour there.
+    /// its label. A stretch of stream read as a block shows its top's colour there, and
+    /// one no wider than the block the canvas beside it.
     #[test]
     fn a_standing_block_shows_a_face_a_stream_does_not() {
         let beside = (5.0, -10.0, 30.0);
@@ -5960,19 +5985,21 @@ mod tests {
         assert!(!flat_ink(SHADED));
         assert!(!flat_ink(LABEL));
         assert!(flat_ink(TOP));
+        assert!(flat_ink(MAP));
     }
 
     const TOP: [u8; 3] = [178, 48, 40];
     const SHADED: [u8; 3] = [112, 32, 28];
     const LAMP_LIT: [u8; 3] = [225, 130, 96];
     const LABEL: [u8; 3] = [235, 232, 225];
+    /// Canvas: as bright as [`TOP`] or brighter, of another hue, too saturated for paper.
+    const MAP: [u8; 3] = [200, 190, 150];
 
     /// Whether a red standing piece of `kind` at (5, 5) in, heading 0, reads as flat ink
     /// on a map plane where its top is painted [`TOP`] south of y = 100 px (a cube's top
     /// 7.5 px deep from y 100, a block's 8 px from y 104) and the rows north of it, to
     /// its footprint's edge (y 96), `face`.
     fn flat_ink_beside(kind: &str, face: [u8; 3], camera: (f64, f64, f64)) -> bool {
-        const MAP: [u8; 3] = [200, 190, 150];
         builtin_options(|options| {
             let (unit, first_top_row, [x0, x1]) = match kind {
                 "hq" => (UnitKind::Hq, 100, [96, 103]),
@@ -6008,7 +6035,8 @@ mod tests {
             };
             let red = &options.colours.sides[0];
             assert_eq!(red.name, "red");
-            reads_as_flat_ink(&piece, &plane, red, camera, shape, |_| false)
+            let classifier = Classifier::new(options.colours);
+            reads_as_flat_ink(&piece, &plane, &classifier, red, camera, shape, |_| false)
         })
     }
 
