@@ -149,6 +149,43 @@ fn a_stretch_of_river_with_no_label_on_it_is_no_spent_block() {
     }
 }
 
+/// "Gíralas con la cara adhesiva hacia arriba" [3.2]: a spent block lies label up. A red
+/// spent block lying across the town's red roofs (seed 12, at (25.02, 9.86) in, its
+/// front toward the map's top, heading 5.5 degrees) is one blob of red paint with them,
+/// and its label has roof paint beyond its far edge as a standing block's back label
+/// has its top. Fitted with the roofs, the block read 0.30 in off and facing 196 degrees
+/// wrong, less surely (0.31) than its label alone reads a block (0.5); its label then
+/// reads it: within 0.1 in, and facing right to 10 degrees or not said.
+#[test]
+fn a_spent_block_lying_on_roofs_of_its_colour_is_read_by_its_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let (map, w, h) = MapTexture::from_svg_at_its_size(&printed_map("market-town.svg")).unwrap();
+    let table = sim::random_scene(12, w, h, 1920, 1080);
+    let truth = table
+        .pieces
+        .iter()
+        .find(|t| (t.x_in - 25.02).hypot(t.y_in - 9.86) < 0.01)
+        .expect("seed 12's spent block on the roofs");
+    assert_eq!((truth.color.as_str(), truth.status), ("red", Status::Spent));
+    let (frame, camera) = film(&table, &map, dir.path());
+    let (read, _) = detect_json(&frame, &camera, &format!("{w}x{h}"), None);
+    let off = |p: &serde_json::Value| {
+        (p["x_in"].as_f64().unwrap() - truth.x_in).hypot(p["y_in"].as_f64().unwrap() - truth.y_in)
+    };
+    let block = read
+        .iter()
+        .filter(|p| p["color"] == "red")
+        .min_by(|a, b| off(a).total_cmp(&off(b)))
+        .unwrap();
+    assert!(off(block) <= 0.1, "read {:.2} in off: {block}", off(block));
+    assert_eq!(block["status"], "spent", "{block}");
+    let turn = (block["heading_deg"].as_f64().unwrap() - truth.heading_deg).rem_euclid(360.0);
+    assert!(
+        block["facing"] == "unknown" || turn.min(360.0 - turn) <= 10.0,
+        "facing {turn:.0} degrees off: {block}"
+    );
+}
+
 /// A block or a cube standing on the river, or on a stream, in the blue side's hue: its
 /// paint and the river's ink are one blob of blue, too long for a piece and no line of
 /// blocks. Its paint is deeper than the print, so it is cut out of the ink and read

@@ -479,7 +479,10 @@ pub fn detect_sampled(
     pieces.extend(blocks);
     // A label near a piece found by its paint is either that piece's, the back label of
     // a standing block seen from behind, or the top of a spent block the paint's fit
-    // took for a standing one: the paint beyond the label's far edge tells which.
+    // took for a standing one: the paint beyond the label's far edge tells which. Near a
+    // spent block read by its paint, it is that block's: read by its paint less surely
+    // than by its label alone, the block fitted paint not all its own (a red block lying
+    // on red roofs, which also lie beyond the label's far edge), and the label reads it.
     // A label read twice (its paper in the enemy's blob and in its own side's) is in
     // contact if either reading is.
     let touched: Vec<bool> = by_labels
@@ -510,12 +513,13 @@ pub fn detect_sampled(
             } else {
                 pieces.push(label.piece);
             }
-        } else if label.on_top
-            && pieces
-                .iter()
-                .filter(|p| near(p))
-                .all(|p| p.kind == "block" && p.status == Status::Fresh)
-        {
+        } else if pieces.iter().filter(|p| near(p)).all(|p| {
+            p.kind == "block"
+                && match p.status {
+                    Status::Fresh => label.on_top,
+                    Status::Spent => p.confidence < label.piece.confidence,
+                }
+        }) {
             pieces.retain(|p| !near(p));
             pieces.push(label.piece);
         }
