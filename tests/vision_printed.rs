@@ -186,6 +186,44 @@ fn a_spent_block_lying_on_roofs_of_its_colour_is_read_by_its_label() {
     );
 }
 
+/// "Coloca cuidadosamente las pegatinas" [3.2]: a spent block's top is its label, a
+/// fresh one's a facing strip along its front. A fresh marked red block standing among
+/// the town's red roofs near the point under the camera is one blob of paint with them,
+/// a spent block's size, and its strip, 0.19 in deep, was taken for a label on a spent
+/// block's top (seed 13 at (16.66, 13.19) in, seed 20 at (13.69, 10.84)): each is read
+/// fresh, within 0.15 in.
+#[test]
+fn a_fresh_block_among_roofs_of_its_colour_is_not_read_spent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (map, w, h) = MapTexture::from_svg_at_its_size(&printed_map("market-town.svg")).unwrap();
+    for (seed, at) in [(13, [16.66, 13.19]), (20, [13.69, 10.84])] {
+        let table = sim::random_scene(seed, w, h, 1920, 1080);
+        let truth = table
+            .pieces
+            .iter()
+            .find(|t| (t.x_in - at[0]).hypot(t.y_in - at[1]) < 0.01)
+            .expect("the fresh block among the roofs");
+        assert_eq!((truth.color.as_str(), truth.status), ("red", Status::Fresh));
+        let (frame, camera) = film(&table, &map, &dir.path().join(format!("table{seed}")));
+        let (read, _) = detect_json(&frame, &camera, &format!("{w}x{h}"), None);
+        let off = |p: &serde_json::Value| {
+            (p["x_in"].as_f64().unwrap() - truth.x_in)
+                .hypot(p["y_in"].as_f64().unwrap() - truth.y_in)
+        };
+        let block = read
+            .iter()
+            .filter(|p| p["color"] == "red")
+            .min_by(|a, b| off(a).total_cmp(&off(b)))
+            .unwrap();
+        assert!(
+            off(block) <= 0.15,
+            "seed {seed}: read {:.2} in off: {block}",
+            off(block)
+        );
+        assert_eq!(block["status"], "fresh", "seed {seed}: {block}");
+    }
+}
+
 /// A block or a cube standing on the river, or on a stream, in the blue side's hue: its
 /// paint and the river's ink are one blob of blue, too long for a piece and no line of
 /// blocks. Its paint is deeper than the print, so it is cut out of the ink and read
