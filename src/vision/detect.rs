@@ -2267,12 +2267,13 @@ const LEAST_FACE_AS_FACE: f64 = 1.0 / 3.0;
 /// photoreal frames, where faces show: of 237 cubes, at most 0.29 of a face read as its
 /// top, and of 867 fresh blocks, at most 0.33; of 41 roofs read as cubes, 21 read so for
 /// half or more, and of 19 stretches of ink read as blocks, 6. On the same tables, with
-/// hidden pixels left out, every cube's face read as a face for 0.57 or more (a photoreal HQ's face toward the warm lamp reads
-/// as paper) and every fresh block's for 0.58 or more (a photoreal block's back face,
-/// its label in shade); of 20 roofs read as cubes, 6 read as a face for under a third,
-/// and of 10 stretches of ink read as blocks (the canvas beside a road, the river
-/// under a bridge), 7. Near the point under the camera, where no face shows, this
-/// cannot tell, and keeps the piece: the empty map's reference tells there.
+/// hidden pixels left out, every cube's face read as a face for 0.57 or more (a
+/// photoreal HQ's face toward the warm lamp reads as paper) and every fresh block's for
+/// 0.63 or more (a photoreal block's back face, its label in shade); of 20 roofs read as
+/// cubes, 5 read as a face for under a third, and of 10 stretches of ink read as blocks
+/// (the canvas beside a road, the river under a bridge), 7. Near the point under the
+/// camera, where no face shows, this cannot tell, and keeps the piece: the empty map's
+/// reference tells there.
 fn reads_as_flat_ink(
     piece: &DetectedPiece,
     plane: &MapPlane,
@@ -3707,9 +3708,10 @@ const LEAST_LABEL_DEPTH: f64 = 0.5;
 /// does not explain the ink:
 /// - "Gíralas con la cara adhesiva hacia arriba para mostrar que una unidad está
 ///   Agotada" [3.2]: a spent block lies label up. A flat reading with no label on it
-///   (`label_on_top`: paper [`LEAST_LABEL_DEPTH`] deep, not a strip) is ink cut to a block's size (a stretch of river between a bridge
-///   and a road), not a block. A supply train unpacked lies "label down touching the
-///   map" [3.2]: there it is missed, and is placed by hand.
+///   (`label_on_top`: paper [`LEAST_LABEL_DEPTH`] deep, not a strip) is ink cut to a
+///   block's size (a stretch of river between a bridge and a road), not a block. A
+///   supply train unpacked lies "label down touching the map" [3.2]: there it is
+///   missed, and is placed by hand.
 /// - A standing block shows its length: a silhouette, not cut from a line, shorter than
 ///   [`LEAST_LENGTH_SHOWN`] of its top is a roof or a stretch of ink, not a block.
 /// - A cube is as wide as it is long and all paint on top (no label, no strip): its
