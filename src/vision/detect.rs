@@ -3863,12 +3863,14 @@ fn measure(
         }
     };
     // The share of the blob's paper that lies in a stretch across the axis; `None`
-    // when the blob holds less paper than [`LEAST_PAPER_READ`] of a label.
-    let paper: Vec<f64> = blob
+    // when the blob holds less paper than [`LEAST_PAPER_READ`] of a label. In order,
+    // for the depth a label's paper spans.
+    let mut paper: Vec<f64> = blob
         .iter()
         .filter(|p| p.paper)
         .map(|p| dot(sub(p.centre(), axes.centre), axes.normal))
         .collect();
+    paper.sort_unstable_by(f64::total_cmp);
     let paper_share = |lo: f64, hi: f64| {
         let label_px = LABEL_IN_SQ * PX_PER_IN * PX_PER_IN;
         ((paper.len() as f64) >= LEAST_PAPER_READ * label_px).then(|| {
@@ -3876,10 +3878,9 @@ fn measure(
         })
     };
     let label_on_top = paper_share(f64::NEG_INFINITY, f64::INFINITY).is_some() && {
-        let mut across = paper.clone();
-        let lo = nth_smallest(&mut across, paper.len() / 10);
-        let hi = nth_smallest(&mut across, paper.len() - 1 - paper.len() / 10);
-        hi - lo >= LEAST_LABEL_DEPTH * LABEL_WIDTH_IN * PX_PER_IN
+        let tenth = paper.len() / 10;
+        paper[paper.len() - 1 - tenth] - paper[tenth]
+            >= LEAST_LABEL_DEPTH * LABEL_WIDTH_IN * PX_PER_IN
     };
     // What a cube's blurred edges lose under its side's floor, by the paint's median
     // saturation: asked only where a cube may be judged against ink (a part of a line is
