@@ -575,7 +575,7 @@ fn without_flat_ink(
         .enumerate()
         .map(|(k, p)| {
             let colour = options.colours.sides.iter().find(|s| s.name == p.color);
-            let (Some(shape), Some(colour), Status::Fresh) = (shape_of(p), colour, p.status) else {
+            let (Some(standing), Some(colour), Status::Fresh) = (&seen[k], colour, p.status) else {
                 return false;
             };
             // The pieces near enough to hide any of it: within their half-diagonals and
@@ -592,7 +592,7 @@ fn without_flat_ink(
                 near.iter()
                     .any(|s| s.on_top(at, 0.0) || s.on_footprint(at, 0.0))
             };
-            reads_as_flat_ink(p, plane, classifier, colour, camera, shape, hidden)
+            reads_as_flat_ink(standing, plane, classifier, colour, hidden)
         })
         .collect();
     let mut flat_ink = flat_ink.into_iter();
@@ -2162,20 +2162,17 @@ struct TopAndFaces {
     faces: Vec<[u8; 3]>,
 }
 
-/// The map-plane pixels a piece read at `piece` (of `shape`) shows as its top and as its
-/// faces toward the camera ([`Standing`]), but those `hidden` (under another piece's top
-/// or face). A margin of `margin_px` keeps each blurred edge out of both. `None` when
-/// either holds less than a pixel's width along the piece's length: within a few inches
-/// of the point under the camera the faces are too thin to read.
+/// The map-plane pixels a piece `standing` shows as its top and as its faces toward the
+/// camera, but those `hidden` (under another piece's top or face). A margin of
+/// `margin_px` keeps each blurred edge out of both. `None` when either holds less than a
+/// pixel's width along the piece's length: within a few inches of the point under the
+/// camera the faces are too thin to read.
 fn top_and_faces(
-    piece: &DetectedPiece,
+    standing: &Standing,
     plane: &MapPlane,
-    camera: (f64, f64, f64),
-    shape: &crate::model::Shape,
     margin_px: f64,
     hidden: impl Fn([f64; 2]) -> bool,
 ) -> Option<TopAndFaces> {
-    let standing = Standing::new(piece, camera, shape);
     let margin_in = margin_px / PX_PER_IN;
     let [columns, rows] = standing.pixel_bounds();
     let (mut top, mut faces) = (Vec::new(), Vec::new());
@@ -2197,7 +2194,7 @@ fn top_and_faces(
             }
         }
     }
-    let least_px = (shape.frontage_in * PX_PER_IN) as usize;
+    let least_px = (2.0 * standing.half[0] * PX_PER_IN) as usize;
     (faces.len() >= least_px && top.len() >= least_px).then_some(TopAndFaces { top, faces })
 }
 
@@ -2217,7 +2214,7 @@ fn stands_up(
     block: &crate::model::Shape,
 ) -> bool {
     let Some(TopAndFaces { top, faces }) =
-        top_and_faces(piece, plane, camera, block, 1.0, |_| false)
+        top_and_faces(&Standing::new(piece, camera, block), plane, 1.0, |_| false)
     else {
         return false;
     };
@@ -2249,7 +2246,7 @@ const FACE_AS_TOP_SATURATION: f64 = 0.8;
 /// as a face ([`reads_as_flat_ink`]): its side's hue, shade or paper.
 const LEAST_FACE_AS_FACE: f64 = 1.0 / 3.0;
 
-/// Whether a standing piece (a cube, or a fresh block) read at `piece` is flat ink: a
+/// Whether a standing piece (a cube, or a fresh block) read as `standing` is flat ink: a
 /// roof of the side's hue printed a cube's size, or a stretch of stream a block's. Where
 /// the camera sees its faces ([`top_and_faces`]), they read as no standing piece's do:
 /// - for at least half their pixels, as its top does: the side's hue (to
@@ -2275,16 +2272,13 @@ const LEAST_FACE_AS_FACE: f64 = 1.0 / 3.0;
 /// camera, where no face shows, this cannot tell, and keeps the piece: the empty map's
 /// reference tells there.
 fn reads_as_flat_ink(
-    piece: &DetectedPiece,
+    standing: &Standing,
     plane: &MapPlane,
     classifier: &Classifier,
     colour: &super::colour::SideColour,
-    camera: (f64, f64, f64),
-    shape: &crate::model::Shape,
     hidden: impl Fn([f64; 2]) -> bool,
 ) -> bool {
-    let Some(TopAndFaces { top, faces }) = top_and_faces(piece, plane, camera, shape, 0.5, hidden)
-    else {
+    let Some(TopAndFaces { top, faces }) = top_and_faces(standing, plane, 0.5, hidden) else {
         return false;
     };
     let top: Vec<Hsv> = top.into_iter().map(Hsv::from_rgb).collect();
@@ -5299,8 +5293,8 @@ mod tests {
 
     use super::{
         Axes, Classifier, Cut, DetectOptions, DetectedPiece, EDGE_BLUR_PX, Facing, FaintTops,
-        MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Sign, Silhouette, blobs_of, centroid,
-        cube_middle, edge_loss_px, fit_shapes, fresh_facing, is_a_line, measure, not_ink,
+        MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Sign, Silhouette, Standing, blobs_of,
+        centroid, cube_middle, edge_loss_px, fit_shapes, fresh_facing, is_a_line, measure, not_ink,
         ray_spread, read_strip_again, reads_as_flat_ink, rim_side, split_by_tops, stands_up,
         top_grow, without_overlaps,
     };
@@ -6073,7 +6067,8 @@ mod tests {
             let red = &options.colours.sides[0];
             assert_eq!(red.name, "red");
             let classifier = Classifier::new(options.colours);
-            reads_as_flat_ink(&piece, &plane, &classifier, red, camera, shape, |_| false)
+            let standing = Standing::new(&piece, camera, shape);
+            reads_as_flat_ink(&standing, &plane, &classifier, red, |_| false)
         })
     }
 
