@@ -363,7 +363,8 @@ pub fn detect_sampled(
         .zip(labels_by_blob)
         .flat_map(|((side, blob), labels)| {
             let pieces = side.map_or_else(Vec::new, |side| {
-                let name = &options.colours.sides[side].name;
+                let colour = &options.colours.sides[side];
+                let name = &colour.name;
                 let ink_known = reference
                     .as_ref()
                     .is_some_and(|r| blob.iter().all(|p| r.knows(p.x, p.y)));
@@ -382,15 +383,33 @@ pub fn detect_sampled(
                     .flat_map(|l| l.paper.iter().map(|p| p.map(|c| c as u32)))
                     .chain(blob.iter().filter(|p| in_enemy_box(p)).map(|p| [p.x, p.y]))
                     .collect();
+                // A blob no piece reads whole, or whose every standing piece read is flat
+                // ink by its faces (a stream's stretches, with a block standing on its
+                // bank), is read again off the ink; the second reading is kept when a piece
+                // of it stands up.
+                let flat = |piece: &DetectedPiece| {
+                    let standing = shape_of(options.model, piece)
+                        .map(|shape| Standing::new(piece, camera, shape));
+                    piece.status == Status::Fresh
+                        && standing.is_some_and(|standing| {
+                            reads_as_flat_ink(&standing, &plane, &classifier, colour, |_| false)
+                        })
+                };
                 let measure_own = |own: &[Px]| {
                     let pieces = measure_blob(own, &plane, name, camera, options, ink_known);
-                    if !pieces.is_empty() || ink_known || is_speck(own.len(), options) {
+                    let all_flat = pieces.iter().all(|(p, _)| flat(p));
+                    if !all_flat || ink_known || is_speck(own.len(), options) {
                         return pieces;
                     }
-                    off_the_ink(own, &plane)
+                    let again: Vec<(DetectedPiece, f64)> = off_the_ink(own, &plane)
                         .iter()
                         .flat_map(|part| measure_blob(part, &plane, name, camera, options, false))
-                        .collect()
+                        .collect();
+                    if pieces.is_empty() || again.iter().any(|(p, _)| !flat(p)) {
+                        again
+                    } else {
+                        pieces
+                    }
                 };
                 let own: std::borrow::Cow<[Px]> = if enemy_paper.is_empty() {
                     blob.into()
