@@ -397,8 +397,12 @@ pub fn detect_sampled(
                 };
                 let measure_own = |own: &[Px]| {
                     let pieces = measure_blob(own, &plane, name, camera, options, ink_known);
-                    let all_flat = pieces.iter().all(|(p, _)| flat(p));
-                    if !all_flat || ink_known || is_speck(own.len(), options) {
+                    // The faces are read last: with the ink known, or a speck, there is
+                    // nothing to read again.
+                    if ink_known
+                        || is_speck(own.len(), options)
+                        || !pieces.iter().all(|(p, _)| flat(p))
+                    {
                         return pieces;
                     }
                     let again: Vec<(DetectedPiece, f64)> = off_the_ink(own, &plane)
