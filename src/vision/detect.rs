@@ -2617,8 +2617,8 @@ const LEAST_FAINT_TOP_CORE_PX: usize = 25;
 /// in past the footprint where the camera is low and far off.
 const FAINT_CUBE_CLEAR_IN: f64 = 0.45;
 
-/// A label's area, 1.6 x 0.6 in.
-const LABEL_IN_SQ: f64 = LABEL_LENGTH_IN * LABEL_WIDTH_IN;
+/// A label's area, 1.6 x 0.6 in, in map-plane pixels.
+const LABEL_PX: f64 = LABEL_LENGTH_IN * LABEL_WIDTH_IN * PX_PER_IN * PX_PER_IN;
 
 /// A label's area at the least (0.45 sq in; a spent block's shows about 0.96, a facing
 /// strip 0.35): paper this large lies on a top, and a top that holds it is a top.
@@ -2787,10 +2787,8 @@ fn measure_blob(
         // Read whole, two marked blocks in a column are a spent block's size, but their
         // strips are no label on its top ([`LEAST_LABEL_DEPTH`]): no piece. Their paper
         // then tells them from ink (two roofs side by side) that no piece reads.
-        let strips = || {
-            blob.iter().filter(|p| p.paper).count() as f64
-                >= LEAST_PAPER_READ * LABEL_IN_SQ * PX_PER_IN * PX_PER_IN
-        };
+        let strips =
+            || blob.iter().filter(|p| p.paper).count() as f64 >= LEAST_PAPER_READ * LABEL_PX;
         if whole
             .as_ref()
             .map_or_else(strips, |(one, _)| one.kind == "block")
@@ -3940,8 +3938,7 @@ fn measure(
         .collect();
     paper.sort_unstable_by(f64::total_cmp);
     let paper_share = |lo: f64, hi: f64| {
-        let label_px = LABEL_IN_SQ * PX_PER_IN * PX_PER_IN;
-        ((paper.len() as f64) >= LEAST_PAPER_READ * label_px).then(|| {
+        ((paper.len() as f64) >= LEAST_PAPER_READ * LABEL_PX).then(|| {
             paper.iter().filter(|n| (lo..=hi).contains(*n)).count() as f64 / paper.len() as f64
         })
     };
@@ -4546,8 +4543,7 @@ fn labels_side_by_side(
     region: Vec<[f64; 2]>,
     top_depth_in: f64,
 ) -> Vec<(Vec<[f64; 2]>, Option<Axes>)> {
-    let label_px = LABEL_IN_SQ * PX_PER_IN * PX_PER_IN;
-    if (region.len() as f64) < 2.0 * LEAST_LABEL_FILL * label_px {
+    if (region.len() as f64) < 2.0 * LEAST_LABEL_FILL * LABEL_PX {
         return vec![(region, None)];
     }
     let centre = centroid(&region);
@@ -4697,7 +4693,7 @@ fn straight_edge(
 /// stretch at least a label long is a region of its own; any other region is left whole.
 fn labels_end_to_end(region: Vec<[f64; 2]>, top_length_in: f64) -> Vec<Vec<[f64; 2]>> {
     let blur_in = EDGE_BLUR_PX / PX_PER_IN;
-    if (region.len() as f64) < LEAST_LABEL_FILL * LABEL_IN_SQ * PX_PER_IN * PX_PER_IN {
+    if (region.len() as f64) < LEAST_LABEL_FILL * LABEL_PX {
         return vec![region];
     }
     let axes = principal_axes(&region);
