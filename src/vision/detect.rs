@@ -2162,6 +2162,8 @@ struct Standing {
     half: [f64; 2],
     /// How much larger than the footprint the top shows.
     grow: f64,
+    /// Whether it is an HQ's cube, whose faces carry no label.
+    cube: bool,
 }
 
 impl Standing {
@@ -2183,6 +2185,7 @@ impl Standing {
             front: [h.sin(), -h.cos()],
             half: [0.5 * shape.frontage_in, 0.5 * shape.depth_in(piece.status)],
             grow,
+            cube: piece.kind == "hq",
         }
     }
 
@@ -2330,8 +2333,9 @@ const LEAST_FACE_AS_FACE: f64 = 1.0 / 3.0;
 ///   another tint; a block's back face carries its label.
 /// - or for less than [`LEAST_FACE_AS_FACE`] of them, as a face at all: the side's hue,
 ///   darker than the top by more than [`FACE_AS_TOP_VALUE`], or paper (a block's label,
-///   or paint washed white by a lamp). Ink reads so where it is no larger than the piece
-///   read: the faces are then the map beside it.
+///   or paint washed white by a lamp); for a cube, whose faces carry no label, paint in
+///   shade or washed by a lamp ([`CUBE_FACE_MOST_LIGHT`]). Ink reads so where it is no
+///   larger than the piece read: the faces are then the map beside it, or another roof.
 ///
 /// Measured with `aide detect` on 60 of our renderer's 1080p tables (10 each on the
 /// procedural and demo maps, 20 each on river-crossing and market-town) and the four
@@ -2358,22 +2362,47 @@ fn reads_as_flat_ink(
     let top: Vec<Hsv> = top.into_iter().map(Hsv::from_rgb).collect();
     let value = median(&mut top.iter().map(|c| c.v).collect::<Vec<_>>());
     let saturation = median(&mut top.iter().map(|c| c.s).collect::<Vec<_>>());
+    // Darker than this reads as a face in shade.
+    let shaded = if standing.cube {
+        CUBE_FACE_MOST_LIGHT
+    } else {
+        1.0 - FACE_AS_TOP_VALUE
+    } * value;
     let (mut as_top, mut as_face) = (0, 0);
     for &rgb in &faces {
         let c = Hsv::from_rgb(rgb);
         if of_side_hue_in_shade(&c, colour) {
-            as_face += 1;
-            if c.s >= FACE_AS_TOP_SATURATION * saturation
-                && (c.v - value).abs() <= FACE_AS_TOP_VALUE * value
-            {
+            let as_saturated = c.s >= FACE_AS_TOP_SATURATION * saturation;
+            if as_saturated && (c.v - value).abs() <= FACE_AS_TOP_VALUE * value {
                 as_top += 1;
             }
-        } else if c.v < (1.0 - FACE_AS_TOP_VALUE) * value || classifier.class(rgb) == Class::Paper {
+            if !standing.cube || !as_saturated || c.v < shaded {
+                as_face += 1;
+            }
+        } else if c.v < shaded || classifier.class(rgb) == Class::Paper {
             as_face += 1;
         }
     }
     2 * as_top >= faces.len() || (as_face as f64) < LEAST_FACE_AS_FACE * faces.len() as f64
 }
+
+/// How much darker than its top, at the least, a cube's face toward the camera reads to
+/// be taken for its face in shade, as a share of the top's brightness; paler paint (a
+/// face washed by a lamp) or paper is a face too. A cube carries no label, so its face
+/// is its top's paint, in shade or in a lamp's light; ink of the side's hue as saturated
+/// as the top and nearly as bright is a neighbouring roof printed a shade darker or
+/// lighter (the town map's roofs differ by up to a fifth in brightness, at one
+/// saturation). A block's back face carries its label, which in shade reads as neither
+/// paint nor paper, and keeps [`FACE_AS_TOP_VALUE`].
+///
+/// Measured with `aide detect` on the same 60 tables and four photoreal frames as
+/// [`reads_as_flat_ink`] (our renderer paints a cube's faces 0.5 and 0.62 of its top's
+/// light): with this floor, each of the 237 cubes read as a face for 0.42 or more (the
+/// least, a photoreal cube's). Of the 16 roofs read as
+/// cubes whose faces the floor before (any paint of the side's hue) kept, 11 read as a
+/// face for under a third. On 20 more town tables (seeds 21 to 40) the roofs read as
+/// cubes where faces show and kept went from 7 to 4, and none of the 67 cubes was lost.
+const CUBE_FACE_MOST_LIGHT: f64 = 0.8;
 
 /// How far past its side's hue window a side face in shade may read, in degrees: dim
 /// and pale, it mixes with the map's colour at its edges (on the photoreal frames, a
@@ -6059,8 +6088,10 @@ mod tests {
     /// north of it: its top shows 15 x 0.375 / 29.625 = 0.19 in (3.8 px) south of its
     /// footprint, and its north face fills the rows it leaves bare (y 96 to 99). Shaded or
     /// lit by a lamp, the face reads otherwise than the top; a roof printed the cube's size
-    /// reads the same there, and a roof no larger than the cube shows the canvas beside
-    /// it. Under the camera no face shows, and a cube is kept.
+    /// reads the same there, a roof no larger than the cube shows the canvas beside it,
+    /// and one against a roof printed a shade darker shows that roof: paint as saturated
+    /// as the top and 0.89 as bright (a face in shade reads 0.8 or less). Under the camera
+    /// no face shows, and a cube is kept.
     #[test]
     fn a_cube_shows_a_face_a_roof_does_not() {
         let beside = (5.0, -10.0, 30.0);
@@ -6070,6 +6101,7 @@ mod tests {
         assert!(!flat_ink(LABEL, beside));
         assert!(flat_ink(TOP, beside));
         assert!(flat_ink(MAP, beside));
+        assert!(flat_ink(DARKER_ROOF, beside));
         assert!(!flat_ink(TOP, (5.0, 5.0, 30.0)));
         assert!(!flat_ink(MAP, (5.0, 5.0, 30.0)));
     }
@@ -6093,6 +6125,9 @@ mod tests {
     const SHADED: [u8; 3] = [112, 32, 28];
     const LAMP_LIT: [u8; 3] = [225, 130, 96];
     const LABEL: [u8; 3] = [235, 232, 225];
+    /// A roof of the town map's darkest red beside one of [`TOP`]'s: 0.89 of its
+    /// brightness, 0.97 of its saturation.
+    const DARKER_ROOF: [u8; 3] = [158, 47, 39];
     /// Canvas: as bright as [`TOP`] or brighter, of another hue, too saturated for paper.
     const MAP: [u8; 3] = [200, 190, 150];
 
