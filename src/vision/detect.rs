@@ -1517,16 +1517,19 @@ fn tap_at(u: f64, v: f64, frame_w: u32, frame_h: u32) -> Tap {
 struct FrameReader<'a> {
     data: &'a [u8],
     stride: usize,
-    /// The white balance's gains in 1/256ths.
+    /// The levels' black, subtracted first, and gains in 1/256ths ([`Levels`]).
+    black: [u32; 3],
     gains: [u32; 3],
 }
 
 impl<'a> FrameReader<'a> {
     fn new(image: &'a RgbImage, calib: &Calibration) -> Self {
+        let levels = white_balance(image, calib);
         Self {
             data: image.as_raw().as_slice(),
             stride: 3 * image.width() as usize,
-            gains: white_balance(image, calib).map(|g| (g * 256.0).round() as u32),
+            black: levels.black.map(|b| b.round() as u32),
+            gains: levels.gains.map(|g| (g * 256.0).round() as u32),
         }
     }
 
@@ -1565,6 +1568,7 @@ impl<'a> FrameReader<'a> {
         for (c, value) in out.iter_mut().enumerate() {
             let row = |r: &[u8]| u32::from(r[c]) * (256 - fx) + u32::from(r[c + 3]) * fx;
             let v = (row(upper) * (256 - fy) + row(lower) * fy + (1 << 15)) >> 16;
+            let v = v.saturating_sub(self.black[c]);
             *value = ((v * self.gains[c] + 128) >> 8).min(255) as u8;
         }
         Some(out)
@@ -1592,48 +1596,97 @@ impl MapPlane {
     }
 }
 
+/// How a frame's raw channel values are read: `black` taken off, then times `gains`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Levels {
+    pub black: [f64; 3],
+    pub gains: [f64; 3],
+}
+
+impl Levels {
+    pub fn apply(&self, rgb: [u8; 3]) -> [u8; 3] {
+        [0, 1, 2].map(|c| {
+            ((f64::from(rgb[c]) - self.black[c]).max(0.0) * self.gains[c]).min(255.0) as u8
+        })
+    }
+}
+
 /// Per-channel gains that make the corner cards' white margins grey: the light's colour
 /// cast taken out, so paint and band colours read the same under a warm pub lamp as
 /// under daylight. The light's brightness is kept, but where the cards read darker than
 /// [`LEAST_CARD_WHITE`]: a dim room, or a camera that exposes for the dark map, is
-/// brought up to it.
-pub(super) fn white_balance(image: &RgbImage, calib: &Calibration) -> [f64; 3] {
+/// brought up to it. And where the tags' black reads paler against the cards' white than
+/// [`MOST_TAG_BLACK`] (a camera's flat picture, haze, glare on the lens), what it reads
+/// above that is taken off every pixel first.
+pub(super) fn white_balance(image: &RgbImage, calib: &Calibration) -> Levels {
     let (mw, mh) = (calib.map_w_in, calib.map_h_in);
-    let mut samples: [Vec<f64>; 3] = Default::default();
-    // The 0.25 in margin between a card's edge and its tag, sampled 0.12 in in.
-    for (x0, y0) in [
-        (0.0, 0.0),
-        (mw - 2.0, 0.0),
-        (mw - 2.0, mh - 2.0),
-        (0.0, mh - 2.0),
-    ] {
-        for k in 0..16 {
-            let t = 0.2 + 1.6 * f64::from(k) / 15.0;
-            for (x, y) in [(t, 0.12), (t, 1.88), (0.12, t), (1.88, t)] {
-                let p = Point3::new(x0 + x, y0 + y, 0.0);
-                if let Some(rgb) = calib
-                    .camera
-                    .project(p)
-                    .and_then(|(u, v)| bilinear(image, u, v))
-                {
-                    for c in 0..3 {
-                        samples[c].push(f64::from(rgb[c]));
+    // Each card's samples, about its top-left corner: the 0.25 in margin between its
+    // edge and its tag, 0.12 in in; and the tag's black border, a cell (0.1875 in)
+    // wide from 0.25 in in, along its middle.
+    let margin = |t: f64| [(t, 0.12), (t, 1.88), (0.12, t), (1.88, t)];
+    let border = |t: f64| [(t, 0.344), (t, 1.656), (0.344, t), (1.656, t)];
+    let read = |spots: &dyn Fn(f64) -> [(f64, f64); 4], from: f64, to: f64| {
+        let mut samples: [Vec<f64>; 3] = Default::default();
+        for (x0, y0) in [
+            (0.0, 0.0),
+            (mw - 2.0, 0.0),
+            (mw - 2.0, mh - 2.0),
+            (0.0, mh - 2.0),
+        ] {
+            for k in 0..16 {
+                let t = from + (to - from) * f64::from(k) / 15.0;
+                for (x, y) in spots(t) {
+                    let p = Point3::new(x0 + x, y0 + y, 0.0);
+                    if let Some(rgb) = calib
+                        .camera
+                        .project(p)
+                        .and_then(|(u, v)| bilinear(image, u, v))
+                    {
+                        for c in 0..3 {
+                            samples[c].push(f64::from(rgb[c]));
+                        }
                     }
                 }
             }
         }
+        samples.map(|mut v| {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        })
+    };
+    let white = read(&margin, 0.2, 1.8);
+    if white.iter().any(|m| *m < 40.0) {
+        // the cards are not lit enough to tell
+        return Levels {
+            black: [0.0; 3],
+            gains: [1.0; 3],
+        };
     }
-    let medians = samples.map(|mut v| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(0.0)
-    });
-    let grey = medians.iter().sum::<f64>() / 3.0;
-    if medians.iter().any(|m| *m < 40.0) {
-        return [1.0; 3]; // the cards are not lit enough to tell
-    }
+    let grey = white.iter().sum::<f64>() / 3.0;
+    // Each channel's black brought down to that share of its white where it reads above
+    // it: taking b off every value and scaling white back, (tag - b) / (white - b) is
+    // the share.
+    let tag = read(&border, 0.4, 1.6);
+    let black =
+        [0, 1, 2].map(|c| ((tag[c] - MOST_TAG_BLACK * white[c]) / (1.0 - MOST_TAG_BLACK)).max(0.0));
     let lift = (LEAST_CARD_WHITE / grey).max(1.0);
-    medians.map(|m| lift * grey / m)
+    Levels {
+        black,
+        gains: [0, 1, 2].map(|c| lift * grey / (white[c] - black[c])),
+    }
 }
+
+/// The palest the corner tags' black border reads, as a share of the cards' white (in
+/// the frame's 8-bit values, channel by channel): the palest of the frames where the
+/// brightness and saturation floors of paint and paper were measured, the photoreal
+/// frames at 0.173 to 0.179 (our renderer's tables read 0.10 to 0.11). A camera whose
+/// picture is flatter (its blacks lifted, as a webcam's tone curve, haze or glare on
+/// the lens lift them) washes paint toward grey, and is read as if its black were
+/// there. The photoreal frames with their contrast cut by a fifth about mid-grey lost
+/// 54 of their 117 pieces, and with every value v read as 40 + 0.84 v, 67; brought
+/// down to 0.2 of the white, the first still lost 6 and the second 67 (the photoreal
+/// red tops' saturation lies within 0.04 of paint's floor).
+const MOST_TAG_BLACK: f64 = 0.18;
 
 /// The least grey level (0-255) the corner cards' white margins are read at: three
 /// quarters of full scale. The brightness floors of paper, the facing band and paint,

@@ -21,7 +21,7 @@ pub enum LearnError {
 /// (the top face stands 3/4 in up at most, so it is looked for where the camera sees
 /// it), white-balanced on the corner cards as the detector sees it.
 fn paint_near(image: &RgbImage, calib: &Calibration, x_in: f64, y_in: f64) -> Vec<Hsv> {
-    let gains = white_balance(image, calib);
+    let levels = white_balance(image, calib);
     let (cx, cy, ch) = calib.camera_over();
     let mut out = Vec::new();
     // Within half an inch of where the camera sees a standing block's top centre: the
@@ -42,8 +42,7 @@ fn paint_near(image: &RgbImage, calib: &Calibration, x_in: f64, y_in: f64) -> Ve
                 .project(p)
                 .and_then(|(u, v)| bilinear(image, u, v))
             {
-                let balanced = [0, 1, 2].map(|c| (f64::from(rgb[c]) * gains[c]).min(255.0) as u8);
-                out.push(Hsv::from_rgb(balanced));
+                out.push(Hsv::from_rgb(levels.apply(rgb)));
             }
         }
     }
