@@ -985,13 +985,19 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
 
 /// The same frames as a real camera might have sent them (`aide bench vision --photoreal
 /// --perturb`): compressed once more as a webcam's MJPEG, exposed at three quarters of
-/// the light, the 4K frame halved to 1080p, and the picture moved a pixel (the camera
-/// turned by a hair). Each way is scored on its own. The floors are below what the
-/// detector reaches today (2026-11-27: recall 0.977 to 1.000, precision 1.000, centre
-/// p95 0.046 to 0.119 in), so that a change that loses ground on frames it was never
-/// shown fails. (Recall was 0.935 on the 4K frame compressed again and halved, two
-/// blocks ending a line lost, before a reading that gains a line's washed-out ends was
-/// held only to its first pieces' surety.)
+/// the light, the 4K frame halved to 1080p, the picture moved a pixel (the camera
+/// turned by a hair), a flat picture (black lifted to 40), a softer lens (blurred by
+/// 1 px) and a paler picture (saturation x0.85). Each way is scored on its own. The
+/// floors are below what the detector reaches today (2026-11-27: recall 0.977 to 1.000,
+/// precision 1.000, centre p95 0.046 to 0.119 in), so that a change that loses ground
+/// on frames it was never shown fails. (Recall was 0.935 on the 4K frame compressed
+/// again and halved, two blocks ending a line lost, before a reading that gains a
+/// line's washed-out ends was held only to its first pieces' surety.) The softer lens
+/// and the paler picture are held to their own, lower floors: today (2026-11-29) the
+/// 1080p frames blurred read recall 0.895 (contacts: a column of two read as one, a cube
+/// against a block's end lost), and paler 0.791 (red tops under red's least
+/// saturation), the 4K frame paler 0.871 with centre p95 0.202 in. The flat picture
+/// read 0.965 at 1080p, 0.36 before its black was taken off.
 #[test]
 fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_todays_floors() {
     let dir = photoreal_dir();
@@ -1008,19 +1014,32 @@ fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_today
             "1920x1080 JPEG q80 again",
             "1920x1080 exposure x0.75",
             "1920x1080 moved 1 px",
+            "1920x1080 black at 40",
+            "1920x1080 blurred 1 px",
+            "1920x1080 saturation x0.85",
             "3840x2160 JPEG q80 again",
             "3840x2160 exposure x0.75",
             "3840x2160 halved",
             "3840x2160 moved 1 px",
+            "3840x2160 black at 40",
+            "3840x2160 blurred 1 px",
+            "3840x2160 saturation x0.85",
         ]
     );
     for group in changed {
         let s = &group["summary"];
         let figure = |k: &str| s[k].as_f64().unwrap();
         let figures = format!("{}: {s}", label(group));
-        assert!(figure("recall") >= 0.96, "{figures}");
+        let (least_recall, most_centre_p95) = if label(group).ends_with("blurred 1 px") {
+            (0.85, 0.15)
+        } else if label(group).ends_with("saturation x0.85") {
+            (0.75, 0.25)
+        } else {
+            (0.96, 0.15)
+        };
+        assert!(figure("recall") >= least_recall, "{figures}");
         assert!(figure("precision") >= 0.98, "{figures}");
-        assert!(figure("centre_p95_in") <= 0.15, "{figures}");
+        assert!(figure("centre_p95_in") <= most_centre_p95, "{figures}");
         assert!(figure("status_accuracy") >= 0.97, "{figures}");
     }
 }

@@ -50,8 +50,11 @@ pub struct Args {
     /// With `--photoreal`, read each frame again as a real camera might have sent it,
     /// each way reported on its own: JPEG-compressed once more at quality 80 (as a
     /// webcam's MJPEG), exposed at three quarters of the light, a 4K frame halved to
-    /// 1080p (its lens file scaled with it), and the picture moved a pixel right and
-    /// down (the camera turned by a hair).
+    /// 1080p (its lens file scaled with it), the picture moved a pixel right and down
+    /// (the camera turned by a hair), a flat picture (every value v read as
+    /// 40 + 0.84 v: black lifted to 40, as a webcam's tone curve or haze lifts it), a
+    /// softer lens (a Gaussian blur of 1 px), and a paler picture (saturation cut to
+    /// 0.85, each pixel drawn toward its grey).
     #[arg(long, requires = "photoreal")]
     pub perturb: bool,
     /// Give the detector the empty map: the printed map's image, matched to each frame's
@@ -698,6 +701,27 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
         image::imageops::replace(&mut image, &f.image, 1, 1);
         Frame { image, ..f.clone() }
     };
+    let flat: Change = |f| {
+        let mut frame = f.clone();
+        for v in frame.image.iter_mut() {
+            *v = (40.0 + f64::from(*v) * 215.0 / 255.0).round() as u8;
+        }
+        frame
+    };
+    let soft: Change = |f| Frame {
+        image: image::imageops::blur(&f.image, 1.0),
+        ..f.clone()
+    };
+    // Rec. 601 luma, as PIL's ImageEnhance.Color draws a pixel toward grey.
+    let pale: Change = |f| {
+        let mut frame = f.clone();
+        for p in frame.image.pixels_mut() {
+            let [r, g, b] = p.0.map(f64::from);
+            let grey = 0.299 * r + 0.587 * g + 0.114 * b;
+            p.0 = [r, g, b].map(|c| (grey + 0.85 * (c - grey)).round().clamp(0.0, 255.0) as u8);
+        }
+        frame
+    };
     // Which frames each change is made to.
     type Applies = fn(&Frame) -> bool;
     let every: Applies = |_| true;
@@ -707,6 +731,9 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
         ("exposure x0.75", dim, every),
         ("halved", halved, large),
         ("moved 1 px", moved, every),
+        ("black at 40", flat, every),
+        ("blurred 1 px", soft, every),
+        ("saturation x0.85", pale, every),
     ]
     .into_iter()
     .filter_map(|(how, change, applies)| {
