@@ -1663,17 +1663,24 @@ pub(super) fn white_balance(image: &RgbImage, calib: &Calibration) -> Levels {
         };
     }
     let grey = white.iter().sum::<f64>() / 3.0;
-    // Each channel's black brought down to that share of its white where it reads above
-    // it: taking b off every value and scaling white back, (tag - b) / (white - b) is
-    // the share.
-    let tag = read(&border, 0.4, 1.6);
-    let black =
-        [0, 1, 2].map(|c| ((tag[c] - MOST_TAG_BLACK * white[c]) / (1.0 - MOST_TAG_BLACK)).max(0.0));
+    let black = black_above_floor(white, read(&border, 0.4, 1.6));
     let lift = (LEAST_CARD_WHITE / grey).max(1.0);
     Levels {
         black,
         gains: [0, 1, 2].map(|c| lift * grey / (white[c] - black[c])),
     }
+}
+
+/// What to take off each channel so that the tags' black border, read at `tag`, reads
+/// no paler than [`MOST_TAG_BLACK`] of the cards' `white`: taking b off every value and
+/// scaling the white back, (tag - b) / (white - b) is the share. A border reading half
+/// as bright as the white or more is not seen as black (hands over the cards, glare),
+/// and nothing is taken off.
+fn black_above_floor(white: [f64; 3], tag: [f64; 3]) -> [f64; 3] {
+    if (0..3).any(|c| tag[c] >= 0.5 * white[c]) {
+        return [0.0; 3];
+    }
+    [0, 1, 2].map(|c| ((tag[c] - MOST_TAG_BLACK * white[c]) / (1.0 - MOST_TAG_BLACK)).max(0.0))
 }
 
 /// The palest the corner tags' black border reads, as a share of the cards' white (in
@@ -2451,10 +2458,10 @@ fn reads_as_flat_ink(
 /// Measured with `aide detect` on the same 60 tables and four photoreal frames as
 /// [`reads_as_flat_ink`] (our renderer paints a cube's faces 0.5 and 0.62 of its top's
 /// light): with this floor, each of the 237 cubes read as a face for 0.42 or more (the
-/// least, a photoreal cube's). Of the 16 roofs read as
-/// cubes whose faces the floor before (any paint of the side's hue) kept, 11 read as a
-/// face for under a third. On 20 more town tables (seeds 21 to 40) the roofs read as
-/// cubes where faces show and kept went from 7 to 4, and none of the 67 cubes was lost.
+/// least, a photoreal cube's). Of the 16 roofs read as cubes whose faces the floor
+/// before (any paint of the side's hue) kept, 11 read as a face for under a third. On
+/// 20 more town tables (seeds 21 to 40) the roofs read as cubes where faces show and
+/// kept went from 7 to 4, and none of the 67 cubes was lost.
 const CUBE_FACE_MOST_LIGHT: f64 = 0.8;
 
 /// How far past its side's hue window a side face in shade may read, in degrees: dim
@@ -6135,6 +6142,21 @@ mod tests {
         assert!(!stands(PALE_TOP, PALE_TOP, beside));
         assert!(!stands(PALE_TOP, MAP, beside));
         assert!(!stands(PALE_TOP, FACE, (5.0, 5.0, 30.0)));
+    }
+
+    /// The photoreal frame b00's cards read white 215 and tag black 38 (0.18): nothing
+    /// is taken off. Read as a flat webcam picture, 40 + 0.84 v, they read 221 and 72
+    /// (0.33): taking off 39.3 and scaling back brings the black to 0.18 of the white
+    /// again. A border half as bright as the white is no black seen.
+    #[test]
+    fn a_flat_picture_s_black_is_brought_down_to_the_tags_floor() {
+        assert_eq!(super::black_above_floor([215.0; 3], [38.0; 3]), [0.0; 3]);
+        let flat = |v: f64| 40.0 + v * 215.0 / 255.0;
+        let (white, tag) = (flat(215.0), flat(38.0));
+        let [black, ..] = super::black_above_floor([white; 3], [tag; 3]);
+        assert!((black - 39.3).abs() < 0.05, "{black}");
+        assert!(((tag - black) / (white - black) - super::MOST_TAG_BLACK).abs() < 1e-9);
+        assert_eq!(super::black_above_floor([200.0; 3], [100.0; 3]), [0.0; 3]);
     }
 
     /// A red cube 0.375 in (7.5 px) on a side at (5, 5) in, the camera 30 in up and 15 in
