@@ -1,6 +1,6 @@
 //! `aide camera-check` on rendered frames: a good set-up passes with its pixels an inch
-//! measured right, and a hidden card, a blurred lens and a dark room are each named with
-//! what to do.
+//! measured right, and a hidden card, a blurred lens, a flat picture and a dark room are
+//! each named with what to do.
 
 use std::path::Path;
 use std::process::Command;
@@ -86,6 +86,25 @@ fn a_good_camera_passes_and_each_fault_is_named_with_its_fix() {
     );
     assert!(
         fixes(&report).iter().any(|f| f.contains("refocus")),
+        "{report:#}"
+    );
+
+    // A flat picture: every value v read as 90 + 0.65 v, the tags' black near half the
+    // cards' white (as rendered, a tenth of it).
+    let share = |r: &Value| {
+        r["cards"][0]["black"].as_f64().unwrap() / r["cards"][0]["white"].as_f64().unwrap()
+    };
+    assert!(share(&good) < 0.2, "{good:#}");
+    let mut flat = image.clone();
+    for v in flat.iter_mut() {
+        *v = (90.0 + f64::from(*v) * 165.0 / 255.0).round() as u8;
+    }
+    let report = check(&flat, dir.path(), "flat.png");
+    assert!(share(&report) > 0.35, "{report:#}");
+    assert!(
+        fixes(&report)
+            .iter()
+            .any(|f| f.starts_with("the picture is flat")),
         "{report:#}"
     );
 

@@ -1565,13 +1565,14 @@ async function cameraCheck() {
     label.textContent = `card ${c.id}`;
   }
   const cards = h("table", { id: "cameracards" },
-    h("thead", null, h("tr", null, ["Card", "Found", "px/in", "Edge px", "White"].map((t) => h("th", null, t)))),
+    h("thead", null, h("tr", null, ["Card", "Found", "px/in", "Edge px", "White", "Black"].map((t) => h("th", null, t)))),
     h("tbody", null, r.cards.map((c) => h("tr", { "data-card": c.id },
       h("td", null, `${c.id} ${c.corner}`),
       h("td", null, c.found ? "yes" : "NO"),
       h("td", null, num(c.px_per_in, 1)),
       h("td", null, num(c.edge_px, 1)),
-      h("td", null, num(c.white, 0))))));
+      h("td", null, num(c.white, 0)),
+      h("td", null, num(c.black, 0))))));
   const far = r.far_corner_in;
   const expected = r.expected_in === null ? null : h("p", { id: "cameraexpected" },
     `Expected accuracy at the far corner (${far[0]}, ${far[1]} in): ±${r.expected_in.toFixed(3)} in `

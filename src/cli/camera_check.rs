@@ -95,12 +95,13 @@ fn text(r: &Report) -> String {
     for c in &r.cards {
         if c.found {
             out += &format!(
-                "card {} {:<12} found   {:>6} px/in   edge {:>4} px   white {:>3}\n",
+                "card {} {:<12} found   {:>6} px/in   edge {:>4} px   white {:>3}   black {:>3}\n",
                 c.id,
                 c.corner,
                 c.px_per_in.map_or("-".into(), |v| format!("{v:.1}")),
                 c.edge_px.map_or("-".into(), |v| format!("{v:.1}")),
                 c.white.map_or("-".into(), |v| format!("{v:.0}")),
+                c.black.map_or("-".into(), |v| format!("{v:.0}")),
             );
         } else {
             out += &format!("card {} {:<12} NOT FOUND\n", c.id, c.corner);

@@ -31,6 +31,12 @@ const LEAST_PPI: f64 = 16.0;
 const MOST_EDGE_PX: f64 = 3.5;
 /// The white of a card below this grey level (0-255) is too dark to read colours well.
 const LEAST_WHITE: f64 = 90.0;
+/// A tag's black reading paler than this share of its card's white (grey levels, the
+/// cards' median) is a flatter picture than the detector was measured on: it deepens a
+/// black up to 0.33 of the white (the photoreal frames read with every value v as
+/// 40 + 0.84 v) back to 0.18, and a paler one is a camera set too bright or flat, glare,
+/// or a pale print.
+const MOST_BLACK_SHARE: f64 = 0.35;
 /// Past this the far corner's parallax is large: the camera is low or far off-centre (a
 /// camera 24 in over the middle of a 36x24 map sees 0.7 in there).
 const MOST_PARALLAX_IN: f64 = 1.0;
@@ -48,6 +54,8 @@ pub struct Card {
     pub edge_px: Option<f64>,
     /// The grey level of the card's white (0-255).
     pub white: Option<f64>,
+    /// The grey level of its tag's black border (0-255).
+    pub black: Option<f64>,
     /// The tag's corners in the picture (pixels), for drawing it.
     pub outline_px: Option<[[f64; 2]; 4]>,
 }
@@ -90,6 +98,7 @@ pub fn check(image: &RgbImage, map_w: f64, map_h: f64, intrinsics: Option<Intrin
             px_per_in: None,
             edge_px: None,
             white: None,
+            black: None,
             outline_px: None,
         })
         .collect();
@@ -110,9 +119,10 @@ pub fn check(image: &RgbImage, map_w: f64, map_h: f64, intrinsics: Option<Intrin
                 .sum::<f64>()
                 / 4.0;
             card.px_per_in = Some(round2(side_px / TAG_SIZE_IN));
-            let (edge, white) = edge_and_white(&gray, corners);
+            let (edge, white, black) = edge_and_levels(&gray, corners);
             card.edge_px = edge.map(round2);
             card.white = white.map(|w| w.round());
+            card.black = black.map(|b| b.round());
         }
     }
     for card in &cards {
@@ -134,6 +144,23 @@ pub fn check(image: &RgbImage, map_w: f64, map_h: f64, intrinsics: Option<Intrin
                 card.id, card.corner
             ));
         }
+    }
+    let mut shares: Vec<(f64, f64, f64)> = cards
+        .iter()
+        .filter_map(|c| c.black.zip(c.white))
+        .filter(|(_, white)| *white > 0.0)
+        .map(|(black, white)| (black / white, black, white))
+        .collect();
+    shares.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some(&(share, black, white)) = shares.get(shares.len() / 2)
+        && share > MOST_BLACK_SHARE
+    {
+        fix.push(format!(
+            "the picture is flat: the tags' black reads grey level {black:.0} against the \
+             cards' {white:.0} ({share:.2} of it): lower the camera's brightness or contrast \
+             setting, shade the lens from glare, or reprint the cards at best quality on \
+             matte paper"
+        ));
     }
     let mut report = Report {
         frame: image.dimensions(),
@@ -218,16 +245,20 @@ pub fn check(image: &RgbImage, map_w: f64, map_h: f64, intrinsics: Option<Intrin
     report
 }
 
-/// How many pixels a tag's border edge spreads over, and the grey of the card's white
-/// around it: from the grey levels on a line across the middle of each side, where the
-/// black border meets the white card.
-fn edge_and_white(gray: &GrayImage, corners: &[[f64; 2]]) -> (Option<f64>, Option<f64>) {
+/// How many pixels a tag's border edge spreads over, the grey of the card's white around
+/// it and of the border's black: from the grey levels on a line across the middle of
+/// each side, where the black border meets the white card.
+fn edge_and_levels(
+    gray: &GrayImage,
+    corners: &[[f64; 2]],
+) -> (Option<f64>, Option<f64>, Option<f64>) {
     let centre = [
         corners.iter().map(|c| c[0]).sum::<f64>() / 4.0,
         corners.iter().map(|c| c[1]).sum::<f64>() / 4.0,
     ];
     let mut edges = Vec::new();
     let mut whites = Vec::new();
+    let mut blacks = Vec::new();
     for side in 0..4 {
         // The middle of a side, and the line across it from inside to outside.
         let a = corners[side];
@@ -266,6 +297,7 @@ fn edge_and_white(gray: &GrayImage, corners: &[[f64; 2]]) -> (Option<f64>, Optio
             .fold(0.0, f64::max);
         edges.push((hi - lo) / steepest);
         whites.push(hi);
+        blacks.push(lo);
     }
     let median = |mut v: Vec<f64>| {
         (!v.is_empty()).then(|| {
@@ -273,7 +305,7 @@ fn edge_and_white(gray: &GrayImage, corners: &[[f64; 2]]) -> (Option<f64>, Optio
             v[v.len() / 2]
         })
     };
-    (median(edges), median(whites))
+    (median(edges), median(whites), median(blacks))
 }
 
 fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
