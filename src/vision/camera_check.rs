@@ -20,6 +20,7 @@ use nalgebra::Point3;
 use serde::Serialize;
 
 use super::calib::{TAG_SIZE_IN, tag_points};
+use super::detect::card_levels;
 use super::{Calibration, Intrinsics, VisionError};
 
 /// The tag corners' names, by id.
@@ -31,11 +32,11 @@ const LEAST_PPI: f64 = 16.0;
 const MOST_EDGE_PX: f64 = 3.5;
 /// The white of a card below this grey level (0-255) is too dark to read colours well.
 const LEAST_WHITE: f64 = 90.0;
-/// A tag's black reading paler than this share of its card's white (grey levels, the
-/// cards' median) is a flatter picture than the detector was measured on: it deepens a
-/// black up to 0.33 of the white (the photoreal frames read with every value v as
-/// 40 + 0.84 v) back to 0.18, and a paler one is a camera set too bright or flat, glare,
-/// or a pale print.
+/// The tags' black reading paler than this share of the cards' white, as the detector
+/// reads them ([`card_levels`]), is a flatter picture than the detector was measured on:
+/// it deepens a black up to 0.33 of the white (the photoreal frames read with every
+/// value v as 40 + 0.84 v) back to 0.18, and a paler one is a camera set too bright or
+/// flat, glare, or a pale print.
 const MOST_BLACK_SHARE: f64 = 0.35;
 /// Past this the far corner's parallax is large: the camera is low or far off-centre (a
 /// camera 24 in over the middle of a 36x24 map sees 0.7 in there).
@@ -145,23 +146,6 @@ pub fn check(image: &RgbImage, map_w: f64, map_h: f64, intrinsics: Option<Intrin
             ));
         }
     }
-    let mut shares: Vec<(f64, f64, f64)> = cards
-        .iter()
-        .filter_map(|c| c.black.zip(c.white))
-        .filter(|(_, white)| *white > 0.0)
-        .map(|(black, white)| (black / white, black, white))
-        .collect();
-    shares.sort_by(|a, b| a.0.total_cmp(&b.0));
-    if let Some(&(share, black, white)) = shares.get(shares.len() / 2)
-        && share > MOST_BLACK_SHARE
-    {
-        fix.push(format!(
-            "the picture is flat: the tags' black reads grey level {black:.0} against the \
-             cards' {white:.0} ({share:.2} of it): lower the camera's brightness or contrast \
-             setting, shade the lens from glare, or reprint the cards at best quality on \
-             matte paper"
-        ));
-    }
     let mut report = Report {
         frame: image.dimensions(),
         cards,
@@ -185,6 +169,18 @@ pub fn check(image: &RgbImage, map_w: f64, map_h: f64, intrinsics: Option<Intrin
             .push("the cards do not fit a flat map of this size: check --map".into());
         return report;
     };
+    // The cards as the detector reads them: its black is taken off up to this share.
+    let levels = card_levels(image, &calib);
+    let (black, white) = (grey(levels.tag), grey(levels.white));
+    if white > 0.0 && black / white > MOST_BLACK_SHARE {
+        report.fix.push(format!(
+            "the picture is flat: the tags' black reads grey level {black:.0} against the \
+             cards' {white:.0} ({:.2} of it): lower the camera's brightness or contrast \
+             setting, shade the lens from glare, or reprint the cards at best quality on \
+             matte paper",
+            black / white
+        ));
+    }
     let (cx, cy, height) = calib.camera_over();
     let far = [[0.0, 0.0], [map_w, 0.0], [map_w, map_h], [0.0, map_h]]
         .into_iter()
@@ -306,6 +302,11 @@ fn edge_and_levels(
         })
     };
     (median(edges), median(whites), median(blacks))
+}
+
+/// The mean of three channels.
+fn grey(rgb: [f64; 3]) -> f64 {
+    rgb.iter().sum::<f64>() / 3.0
 }
 
 fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {

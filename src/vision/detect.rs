@@ -1619,10 +1619,37 @@ impl Levels {
 /// [`MOST_TAG_BLACK`] (a camera's flat picture, haze, glare on the lens), what it reads
 /// above that is taken off every pixel first.
 pub(super) fn white_balance(image: &RgbImage, calib: &Calibration) -> Levels {
+    let CardLevels { white, tag } = card_levels(image, calib);
+    if white.iter().any(|m| *m < 40.0) {
+        // the cards are not lit enough to tell
+        return Levels {
+            black: [0.0; 3],
+            gains: [1.0; 3],
+        };
+    }
+    let grey = white.iter().sum::<f64>() / 3.0;
+    let black = black_above_floor(white, tag);
+    let lift = (LEAST_CARD_WHITE / grey).max(1.0);
+    Levels {
+        black,
+        gains: [0, 1, 2].map(|c| lift * grey / (white[c] - black[c])),
+    }
+}
+
+/// The corner cards' white and their tags' black, each channel's median over the four
+/// cards, as the frame reads them (0-255).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct CardLevels {
+    pub white: [f64; 3],
+    pub tag: [f64; 3],
+}
+
+/// Reads [`CardLevels`] where `calib` places the cards: each card's white margin between
+/// its edge and its tag, 0.12 in in, and its tag's black border, a cell (0.1875 in)
+/// wide from 0.25 in in, along its middle.
+pub(super) fn card_levels(image: &RgbImage, calib: &Calibration) -> CardLevels {
     let (mw, mh) = (calib.map_w_in, calib.map_h_in);
-    // Each card's samples, about its top-left corner: the 0.25 in margin between its
-    // edge and its tag, 0.12 in in; and the tag's black border, a cell (0.1875 in)
-    // wide from 0.25 in in, along its middle.
+    // Each card's spots, about its top-left corner.
     let margin = |t: f64| [(t, 0.12), (t, 1.88), (0.12, t), (1.88, t)];
     let border = |t: f64| [(t, 0.344), (t, 1.656), (0.344, t), (1.656, t)];
     let read = |spots: &dyn Fn(f64) -> [(f64, f64); 4], from: f64, to: f64| {
@@ -1654,20 +1681,9 @@ pub(super) fn white_balance(image: &RgbImage, calib: &Calibration) -> Levels {
             v.get(v.len() / 2).copied().unwrap_or(0.0)
         })
     };
-    let white = read(&margin, 0.2, 1.8);
-    if white.iter().any(|m| *m < 40.0) {
-        // the cards are not lit enough to tell
-        return Levels {
-            black: [0.0; 3],
-            gains: [1.0; 3],
-        };
-    }
-    let grey = white.iter().sum::<f64>() / 3.0;
-    let black = black_above_floor(white, read(&border, 0.4, 1.6));
-    let lift = (LEAST_CARD_WHITE / grey).max(1.0);
-    Levels {
-        black,
-        gains: [0, 1, 2].map(|c| lift * grey / (white[c] - black[c])),
+    CardLevels {
+        white: read(&margin, 0.2, 1.8),
+        tag: read(&border, 0.4, 1.6),
     }
 }
 
