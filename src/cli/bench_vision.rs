@@ -667,13 +667,15 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
         image: sim::jpeg_round_trip(f.image.clone(), 80),
         ..f.clone()
     };
-    let dim: Change = |f| {
+    // Each channel value of the frame read through `tone`, as a camera's curve would.
+    fn toned(f: &Frame, tone: fn(f64) -> f64) -> Frame {
         let mut frame = f.clone();
         for v in frame.image.iter_mut() {
-            *v = (f64::from(*v) * 0.75).round() as u8;
+            *v = tone(f64::from(*v)).round() as u8;
         }
         frame
-    };
+    }
+    let dim: Change = |f| toned(f, |v| v * 0.75);
     let halved: Change = |f| {
         let (w, h) = f.image.dimensions();
         // Pixel centres: a half-size pixel u covers full-size pixels 2u and 2u + 1.
@@ -701,13 +703,7 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
         image::imageops::replace(&mut image, &f.image, 1, 1);
         Frame { image, ..f.clone() }
     };
-    let flat: Change = |f| {
-        let mut frame = f.clone();
-        for v in frame.image.iter_mut() {
-            *v = (40.0 + f64::from(*v) * 215.0 / 255.0).round() as u8;
-        }
-        frame
-    };
+    let flat: Change = |f| toned(f, |v| 40.0 + v * 215.0 / 255.0);
     let soft: Change = |f| Frame {
         image: image::imageops::blur(&f.image, 1.0),
         ..f.clone()
