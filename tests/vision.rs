@@ -968,9 +968,11 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
     // 0.100 once that step was looked for only near the top's size; median 0.034 and
     // p95 0.100 before a washed-out top joined its side face's blob, 0.032 and 0.087
     // after; 0.030 and 0.085 once a cube was placed on the camera's axes and a part of
-    // a line ended at the seam its paint ran past.
+    // a line ended at the seam its paint ran past; p95 0.075 before blocks in a line or
+    // a column were spaced a step apart (a seam misread moves both its blocks), 0.062
+    // after.
     assert!(centre_median <= 0.032, "{figures}");
-    assert!(centre_p95 <= 0.088, "{figures}");
+    assert!(centre_p95 <= 0.068, "{figures}");
     // 41 of 66 strips read before a standing block's strip was read again where its
     // top lies (when its blob, measured in parts, did not show it), 51 after, 57 once a
     // spent block's was read again at its ends, 59 once a washed-out top was read, 61
