@@ -634,8 +634,8 @@ fn shape_of<'m>(model: &'m PieceModel, piece: &DetectedPiece) -> Option<&'m crat
     })
 }
 
-/// Fresh blocks of a side standing in contact, end to end in a line or front to back in
-/// a column, are placed a step apart (a frontage in a line, a fresh depth in a column)
+/// Blocks of a side standing in contact, end to end in a line or front to back in a
+/// column, are placed a step apart (a frontage in a line, a fresh depth in a column)
 /// about where their rank was read. Where two blocks meet, the seam between them is the
 /// least sure edge either has: its shadow, a label's edge or a bevel can take a tenth of
 /// an inch from one block's end and give it to the other, or to neither, and both
@@ -643,55 +643,74 @@ fn shape_of<'m>(model: &'m PieceModel, piece: &DetectedPiece) -> Option<&'m crat
 /// are surer.
 ///
 /// Two blocks are next in a rank when they are turned alike to [`RANK_MOST_TURN_DEG`],
-/// lie within [`RANK_MOST_ASIDE_IN`] of each other's axis, and stand a step apart along
-/// it, read up to `most_short` closer (a seam read deep into both) or `most_gap` farther
-/// (pushed together by hand, not quite in contact). A rank's blocks are spaced evenly
-/// about their mean, a step apart or by the rank's read length if longer; aside from
-/// the rank, each keeps where it was read. A block with three neighbours in a rank is
-/// in no rank (a block of columns) and is left as read; a block may be in a line and a
-/// column, spaced one way in each.
+/// lie within [`RANK_MOST_ASIDE_IN`] of each other's axis (in a line of fresh and spent
+/// blocks, fronts level, plus half the difference of their depths), and stand a step
+/// apart along it, read up to `most_short` closer (a seam read deep into both) or
+/// `most_gap` farther (pushed together by hand, not quite in contact). A line may hold
+/// fresh and spent blocks; a column, fresh blocks only (a spent block's depth makes its
+/// step another). A rank's blocks are spaced evenly about their mean, a step apart or
+/// by the rank's read length if longer; aside from the rank, each keeps where it was
+/// read. A block with three neighbours in a rank is in no rank (a block of columns) and
+/// is left as read; a block may be in a line and a column, spaced one way in each.
 ///
-/// On the photoreal frames this moved 20 blocks, 17 of them nearer their truth (a blue
+/// On the photoreal frames this moved 22 blocks, 19 of them nearer their truth (a blue
 /// line's second block from 0.075 to 0.030 in off, a red column's front block from
 /// 0.083 to 0.048; the column's rear block from 0.013 to 0.030), and the 1080p centre
 /// p95 went from 0.078 to 0.067 in; on our renderer's tables of blocks touching in lines
-/// and columns (`aide render --touching`), from 0.027 to 0.025 in.
+/// and columns (`aide render --touching`, 20 at 1080p), from 0.027 to 0.024 in.
 fn space_ranks(pieces: &mut [DetectedPiece], model: &PieceModel) {
     let Some(block) = model.shape(UnitKind::Infantry) else {
         return;
     };
-    let length = |h: f64| [h.cos(), h.sin()];
-    let front = |h: f64| [h.sin(), -h.cos()];
-    let line = (block.frontage_in, LINE_MOST_SHORT_IN, LINE_MOST_GAP_IN);
-    space_rank(pieces, length, line);
-    let column = (
-        block.depth_in(Status::Fresh),
-        COLUMN_MOST_SHORT_IN,
-        COLUMN_MOST_GAP_IN,
-    );
-    space_rank(pieces, front, column);
+    let line = Rank {
+        axis: |h| [h.cos(), h.sin()],
+        step: block.frontage_in,
+        most_short: LINE_MOST_SHORT_IN,
+        most_gap: LINE_MOST_GAP_IN,
+        spent_too: true,
+    };
+    space_rank(pieces, block, &line);
+    let column = Rank {
+        axis: |h| [h.sin(), -h.cos()],
+        step: block.depth_in(Status::Fresh),
+        most_short: COLUMN_MOST_SHORT_IN,
+        most_gap: COLUMN_MOST_GAP_IN,
+        spent_too: false,
+    };
+    space_rank(pieces, block, &column);
 }
 
-/// Ranks of fresh blocks along `axis` (of a heading in radians), `step` apart, read up
-/// to `most_short` closer or `most_gap` farther (see [`space_ranks`]).
-fn space_rank(
-    pieces: &mut [DetectedPiece],
-    axis: impl Fn(f64) -> [f64; 2],
-    (step, most_short, most_gap): (f64, f64, f64),
-) {
-    let axis_of = |p: &DetectedPiece| axis(p.heading_deg.to_radians());
+/// One way blocks stand in a rank (see [`space_ranks`]).
+struct Rank {
+    /// The rank's direction for a block's heading, in radians.
+    axis: fn(f64) -> [f64; 2],
+    /// How far apart blocks in contact stand along it, inches.
+    step: f64,
+    /// How much closer or farther than `step` two blocks may read and be in the rank.
+    most_short: f64,
+    most_gap: f64,
+    /// Whether spent blocks stand in it.
+    spent_too: bool,
+}
+
+/// Places the blocks standing in ranks of one way, `rank` (see [`space_ranks`]).
+fn space_rank(pieces: &mut [DetectedPiece], block: &crate::model::Shape, rank: &Rank) {
+    let axis_of = |p: &DetectedPiece| (rank.axis)(p.heading_deg.to_radians());
     let next_in_rank = |a: &DetectedPiece, b: &DetectedPiece| {
         let turn = (a.heading_deg - b.heading_deg).rem_euclid(180.0);
         let u = axis_of(a);
         let d = sub([b.x_in, b.y_in], [a.x_in, a.y_in]);
         let (along, aside) = (dot(d, u).abs(), (d[1] * u[0] - d[0] * u[1]).abs());
+        let fronts_level = 0.5 * (block.depth_in(a.status) - block.depth_in(b.status)).abs();
         a.color == b.color
             && turn.min(180.0 - turn) <= RANK_MOST_TURN_DEG
-            && aside <= RANK_MOST_ASIDE_IN
-            && (step - most_short..=step + most_gap).contains(&along)
+            && aside <= RANK_MOST_ASIDE_IN + fronts_level
+            && (rank.step - rank.most_short..=rank.step + rank.most_gap).contains(&along)
     };
     let blocks: Vec<usize> = (0..pieces.len())
-        .filter(|&k| pieces[k].kind == "block" && pieces[k].status == Status::Fresh)
+        .filter(|&k| {
+            pieces[k].kind == "block" && (rank.spent_too || pieces[k].status == Status::Fresh)
+        })
         .collect();
     // Each block's neighbours in a rank, by index into `blocks`.
     let neighbours: Vec<Vec<usize>> = blocks
@@ -709,32 +728,32 @@ fn space_rank(
         }
         // The rank: every block reached from this one, neighbour to neighbour.
         seen[start] = true;
-        let mut rank = vec![start];
+        let mut members = vec![start];
         let mut next = 0;
-        while let Some(&j) = rank.get(next) {
+        while let Some(&j) = members.get(next) {
             for &k in &neighbours[j] {
                 if !seen[k] {
                     seen[k] = true;
-                    rank.push(k);
+                    members.push(k);
                 }
             }
             next += 1;
         }
-        if rank.iter().any(|&j| neighbours[j].len() > 2) {
+        if members.iter().any(|&j| neighbours[j].len() > 2) {
             continue;
         }
         let u = axis_of(&pieces[blocks[start]]);
         let along = |k: usize| dot([pieces[k].x_in, pieces[k].y_in], u);
-        let mut rank: Vec<usize> = rank.into_iter().map(|j| blocks[j]).collect();
-        rank.sort_by(|&a, &b| along(a).total_cmp(&along(b)));
-        let n = rank.len() as f64;
-        let mean = rank.iter().map(|&k| along(k)).sum::<f64>() / n;
-        let read_length = along(rank[rank.len() - 1]) - along(rank[0]);
-        let spacing = step.max(read_length / (n - 1.0));
-        let shifts: Vec<f64> = (rank.iter().enumerate())
+        let mut members: Vec<usize> = members.into_iter().map(|j| blocks[j]).collect();
+        members.sort_by(|&a, &b| along(a).total_cmp(&along(b)));
+        let n = members.len() as f64;
+        let mean = members.iter().map(|&k| along(k)).sum::<f64>() / n;
+        let read_length = along(members[members.len() - 1]) - along(members[0]);
+        let spacing = rank.step.max(read_length / (n - 1.0));
+        let shifts: Vec<f64> = (members.iter().enumerate())
             .map(|(i, &k)| mean + (i as f64 - 0.5 * (n - 1.0)) * spacing - along(k))
             .collect();
-        for (&k, shift) in rank.iter().zip(shifts) {
+        for (&k, shift) in members.iter().zip(shifts) {
             pieces[k].x_in += shift * u[0];
             pieces[k].y_in += shift * u[1];
         }
@@ -6829,7 +6848,8 @@ mod tests {
     /// blocks read 0.2 in into each other are set a frontage apart about their middle;
     /// two 0.1 in apart (pushed together by hand, not in contact) keep their gap; a
     /// block of the other side, or turned across, is no part of a line. A column of two
-    /// read 0.3 in apart, front to back, is set a fresh depth (0.375 in) apart.
+    /// read 0.3 in apart, front to back, is set a fresh depth (0.375 in) apart; a fresh
+    /// and a spent block end to end, fronts level, are a line.
     #[test]
     fn blocks_in_a_rank_are_spaced_a_step_apart_about_where_it_was_read() {
         let model = crate::model::PieceModel::builtin("pub-battles").unwrap();
@@ -6861,6 +6881,14 @@ mod tests {
             // A red column of two, read 0.075 in closer than a depth apart.
             block("red", 30.0, 10.0, 0.0),
             block("red", 30.0, 10.3, 0.0),
+            // A blue line of a fresh block and a spent one, fronts level (the spent
+            // block's middle 0.1875 in farther back), read 0.175 in into each other.
+            block("blue", 5.0, 15.0, 0.0),
+            DetectedPiece {
+                status: Status::Spent,
+                width_in: 0.75,
+                ..block("blue", 6.7, 15.1875, 0.0)
+            },
         ];
         let before = read.clone();
         space_ranks(&mut read, &model);
@@ -6878,6 +6906,8 @@ mod tests {
             (5, [5.0, 10.8375 + 0.9375]),
             (9, [30.0, 10.15 - 0.1875]),
             (10, [30.0, 10.15 + 0.1875]),
+            (11, [5.85 - 0.9375, 15.0]),
+            (12, [5.85 + 0.9375, 15.1875]),
         ];
         for (k, [x, y]) in placed {
             let off = (read[k].x_in - x).hypot(read[k].y_in - y);
