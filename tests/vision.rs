@@ -999,7 +999,10 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
 /// 1080p frames blurred read recall 0.895 (contacts: a column of two read as one, a cube
 /// against a block's end lost), and paler 0.791 (red tops under red's least
 /// saturation), the 4K frame paler 0.871 with centre p95 0.202 in. The flat picture
-/// read 0.965 at 1080p, 0.36 before its black was taken off.
+/// read 0.965 at 1080p, 0.36 before its black was taken off. Compressed again with
+/// colour at a quarter of the pixels (4:2:0, as a phone app's stream), the 1080p frames
+/// read recall 0.907 and precision 0.987, one piece in the other side's colour, and the
+/// 4K frame 0.968: held to a recall of 0.88.
 #[test]
 fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_todays_floors() {
     let dir = photoreal_dir();
@@ -1014,12 +1017,14 @@ fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_today
         names,
         [
             "1920x1080 JPEG q80 again",
+            "1920x1080 JPEG q80 4:2:0 again",
             "1920x1080 exposure x0.75",
             "1920x1080 moved 1 px",
             "1920x1080 black at 40",
             "1920x1080 blurred 1 px",
             "1920x1080 saturation x0.85",
             "3840x2160 JPEG q80 again",
+            "3840x2160 JPEG q80 4:2:0 again",
             "3840x2160 exposure x0.75",
             "3840x2160 halved",
             "3840x2160 moved 1 px",
@@ -1036,6 +1041,8 @@ fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_today
             (0.85, 0.15)
         } else if label(group).ends_with("saturation x0.85") {
             (0.75, 0.25)
+        } else if label(group).ends_with("4:2:0 again") {
+            (0.88, 0.15)
         } else {
             (0.96, 0.15)
         };

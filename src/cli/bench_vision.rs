@@ -49,7 +49,9 @@ pub struct Args {
     pub photoreal: Option<PathBuf>,
     /// With `--photoreal`, read each frame again as a real camera might have sent it,
     /// each way reported on its own: JPEG-compressed once more at quality 80 (as a
-    /// webcam's MJPEG), exposed at three quarters of the light, a 4K frame halved to
+    /// webcam's MJPEG: colour at half the pixels across, 4:2:2), the same with colour at
+    /// a quarter of the pixels (half across and half down, 4:2:0, as a phone app's
+    /// stream), exposed at three quarters of the light, a 4K frame halved to
     /// 1080p (its lens file scaled with it), the picture moved a pixel right and down
     /// (the camera turned by a hair), a flat picture (every value v read as
     /// 40 + 0.84 v: black lifted to 40, as a webcam's tone curve or haze lifts it), a
@@ -675,6 +677,31 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
         }
         frame
     }
+    // jpeg-encoder's 4:2:0 at quality 80, read back as the detector reads a JPEG.
+    let quartered: Change = |f| {
+        let mut bytes = Vec::new();
+        let mut encoder = jpeg_encoder::Encoder::new(&mut bytes, 80);
+        encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+        let (w, h) = f.image.dimensions();
+        let size = |n: u32| u16::try_from(n).expect("a frame under 65,536 pixels a side");
+        let encoded = encoder.encode(
+            f.image.as_raw(),
+            size(w),
+            size(h),
+            jpeg_encoder::ColorType::Rgb,
+        );
+        let image = encoded
+            .map_err(anyhow::Error::from)
+            .and_then(|()| {
+                Ok(image::load_from_memory_with_format(
+                    &bytes,
+                    image::ImageFormat::Jpeg,
+                )?)
+            })
+            .expect("a frame JPEG-encodes and decodes in memory")
+            .into_rgb8();
+        Frame { image, ..f.clone() }
+    };
     let dim: Change = |f| toned(f, |v| v * 0.75);
     let halved: Change = |f| {
         let (w, h) = f.image.dimensions();
@@ -724,6 +751,7 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
     let large: Applies = |f| f.image.width() >= HALVED_FROM_WIDTH;
     [
         ("JPEG q80 again", again, every),
+        ("JPEG q80 4:2:0 again", quartered, every),
         ("exposure x0.75", dim, every),
         ("halved", halved, large),
         ("moved 1 px", moved, every),
