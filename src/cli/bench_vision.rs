@@ -677,30 +677,9 @@ fn perturbed(label: &str, frames: &[std::rc::Rc<Frame>]) -> Vec<(String, Vec<Mak
         }
         frame
     }
-    // jpeg-encoder's 4:2:0 at quality 80, read back as the detector reads a JPEG.
-    let quartered: Change = |f| {
-        let mut bytes = Vec::new();
-        let mut encoder = jpeg_encoder::Encoder::new(&mut bytes, 80);
-        encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
-        let (w, h) = f.image.dimensions();
-        let size = |n: u32| u16::try_from(n).expect("a frame under 65,536 pixels a side");
-        let encoded = encoder.encode(
-            f.image.as_raw(),
-            size(w),
-            size(h),
-            jpeg_encoder::ColorType::Rgb,
-        );
-        let image = encoded
-            .map_err(anyhow::Error::from)
-            .and_then(|()| {
-                Ok(image::load_from_memory_with_format(
-                    &bytes,
-                    image::ImageFormat::Jpeg,
-                )?)
-            })
-            .expect("a frame JPEG-encodes and decodes in memory")
-            .into_rgb8();
-        Frame { image, ..f.clone() }
+    let quartered: Change = |f| Frame {
+        image: sim::jpeg_420_round_trip(&f.image, 80),
+        ..f.clone()
     };
     let dim: Change = |f| toned(f, |v| v * 0.75);
     let halved: Change = |f| {

@@ -806,8 +806,9 @@ pub fn exposure(
     jpeg_round_trip(img, jpeg_quality)
 }
 
-/// The frame as a JPEG of `quality` would bring it back (4:2:0 chroma, as webcams send
-/// MJPEG); 100 leaves it as it is.
+/// The frame as a JPEG of `quality` would bring it back (the `image` crate's encoder,
+/// which keeps colour at half the pixels across, 4:2:2, as webcams send MJPEG); 100
+/// leaves it as it is.
 pub fn jpeg_round_trip(img: RgbImage, quality: u8) -> RgbImage {
     if quality >= 100 {
         return img;
@@ -820,6 +821,23 @@ pub fn jpeg_round_trip(img: RgbImage, quality: u8) -> RgbImage {
     image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
         .map(|i| i.into_rgb8())
         .unwrap_or(img)
+}
+
+/// The frame as a JPEG of `quality` with colour at a quarter of the pixels (half across
+/// and half down, 4:2:0, as a phone app's stream) would bring it back: `jpeg-encoder`
+/// writes it, the `image` crate reads it as a frame is read.
+pub fn jpeg_420_round_trip(img: &RgbImage, quality: u8) -> RgbImage {
+    let mut bytes = Vec::new();
+    let mut encoder = jpeg_encoder::Encoder::new(&mut bytes, quality);
+    encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+    let side = |n: u32| u16::try_from(n).expect("a frame under 65,536 pixels a side");
+    let (w, h) = img.dimensions();
+    encoder
+        .encode(img.as_raw(), side(w), side(h), jpeg_encoder::ColorType::Rgb)
+        .expect("a frame JPEG-encodes in memory");
+    image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
+        .expect("a JPEG just written decodes")
+        .into_rgb8()
 }
 
 #[cfg(test)]
