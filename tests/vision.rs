@@ -996,13 +996,16 @@ fn frames_from_another_renderer_are_read_above_todays_floors() {
 /// again and halved, two blocks ending a line lost, before a reading that gains a
 /// line's washed-out ends was held only to its first pieces' surety.) The softer lens
 /// and the paler picture are held to their own, lower floors: today (2026-11-29) the
-/// 1080p frames blurred read recall 0.895 (contacts: a column of two read as one, a cube
-/// against a block's end lost), and paler 0.791 (red tops under red's least
-/// saturation), the 4K frame paler 0.871 with centre p95 0.202 in. The flat picture
-/// read 0.965 at 1080p, 0.36 before its black was taken off. Compressed again with
+/// 1080p frames blurred read recall 0.930 (contacts: a column of two read as one, a cube
+/// against a block's end lost), and paler 0.860 (red tops under red's least
+/// saturation), the 4K frame paler 0.903 with centre p95 0.202 in. The flat picture
+/// read 0.988 at 1080p, 0.36 before its black was taken off. Compressed again with
 /// colour at a quarter of the pixels (4:2:0, as a phone app's stream), the 1080p frames
-/// read recall 0.907 and precision 0.987, one piece in the other side's colour, and the
-/// 4K frame 0.968: held to a recall of 0.88.
+/// read recall 0.919 and precision 0.988, one piece in the other side's colour, and the
+/// 4K frame 0.968. Before marked blocks were found by their facing strips alone (their
+/// tops too pale, or too thin, to read as paint), the 1080p frames read recall 0.895
+/// blurred, 0.791 paler and 0.907 with 4:2:0: the floors of 0.91, 0.83 and 0.91 hold
+/// that gain.
 #[test]
 fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_todays_floors() {
     let dir = photoreal_dir();
@@ -1038,11 +1041,11 @@ fn frames_from_another_renderer_as_a_camera_might_send_them_are_read_above_today
         let figure = |k: &str| s[k].as_f64().unwrap();
         let figures = format!("{}: {s}", label(group));
         let (least_recall, most_centre_p95) = if label(group).ends_with("blurred 1 px") {
-            (0.85, 0.15)
+            (0.91, 0.15)
         } else if label(group).ends_with("saturation x0.85") {
-            (0.75, 0.25)
+            (0.83, 0.25)
         } else if label(group).ends_with("4:2:0 again") {
-            (0.88, 0.15)
+            (0.91, 0.15)
         } else {
             (0.96, 0.15)
         };

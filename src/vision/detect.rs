@@ -500,6 +500,24 @@ pub fn detect_sampled(
     pieces.extend(cubes);
     let blocks = faint_blocks(&faint, &pale_blocks, &pieces);
     pieces.extend(blocks);
+    // A block found by its strip alone, where no piece was read. A block of its side
+    // read near it less surely, with no strip, but further off than a reading of the
+    // strip's own block would be, is that block misread (its pale top), and gives way.
+    for (side, blob) in &blobs {
+        for piece in fresh_by_strip(blob, *side, &plane, camera, options, &is_ink) {
+            let apart = |p: &DetectedPiece| (p.x_in - piece.x_in).hypot(p.y_in - piece.y_in);
+            let misread = |p: &DetectedPiece| {
+                p.color == piece.color
+                    && p.facing != Facing::Marked
+                    && p.confidence < piece.confidence
+                    && apart(p) < STRIP_REPLACES_IN
+            };
+            if pieces.iter().all(|p| apart(p) >= STRIP_CLEAR_IN) {
+                pieces.retain(|p| !misread(p));
+                pieces.push(piece);
+            }
+        }
+    }
     // A label near a piece found by its paint is either that piece's, the back label of
     // a standing block seen from behind, or the top of a spent block the paint's fit
     // took for a standing one: the paint beyond the label's far edge tells which. Near a
@@ -993,10 +1011,11 @@ fn blobs_of(
     let mut blobs: Vec<(Option<usize>, Vec<Px>)> = Vec::new();
     let mut blob_of_root: std::collections::HashMap<usize, usize> = Default::default();
     for c in 0..pixels.len() {
-        // Paper touching no paint is kept only as large as a label: a spent block's
-        // label can hide its top but for a rim too thin, or too pale, to read as paint
-        // (see [`spent_by_label`]).
-        if class[c] == PAPER && !joined[c] && pixels[c].len() < LABEL_MIN_PX {
+        // Paper touching no paint is kept only as large as a facing strip: a spent
+        // block's label can hide its top but for a rim too thin, or too pale, to read
+        // as paint (see [`spent_by_label`]), and a standing block's strip can be all
+        // that reads of its top (see [`fresh_by_strip`]).
+        if class[c] == PAPER && !joined[c] && pixels[c].len() < STRIP_MIN_PX {
             continue;
         }
         let r = root(&mut group, c);
@@ -4780,6 +4799,182 @@ fn spent_by_label(
         .collect()
 }
 
+/// Fresh marked blocks found by their facing strip alone, in a blob (of `blob_side`'s
+/// paint, or paper alone).
+///
+/// A marked block's strip covers the front half of its top and runs its whole length;
+/// the top's paint fills the back half. Where that paint reads too pale, or too thin, to
+/// be the side's (a pale picture, colour at a quarter of the pixels blurring a sliver
+/// of paint into the strip's white), no reading of the paint finds the block, but the
+/// strip is still there: paper as long as a top ([`THIN_STRIP_LEAST_LENGTH_IN`] to
+/// [`THIN_STRIP_MOST_LENGTH_IN`]), as wide as a strip, filled, with the side's hue, in
+/// shade or washed out (see [`of_side_hue_in_shade`]), along most of one long edge. That
+/// edge is the top's back; where both edges show it (the camera before the block sees
+/// its front face too), the back is the edge away from the camera. The hue beyond the
+/// edge away from the camera alone is a top only where the camera sees no face toward
+/// it; otherwise the paper is an unmarked block's back label seen edge-on. A label is
+/// three strips wide, and the map's pale lines are thinner or bend
+/// ([`is_a_thin_line`]).
+fn fresh_by_strip(
+    blob: &[Px],
+    blob_side: Option<usize>,
+    plane: &MapPlane,
+    camera: (f64, f64, f64),
+    options: &DetectOptions,
+    is_ink: &dyn Fn(u32, u32, [u8; 3]) -> bool,
+) -> Vec<DetectedPiece> {
+    let Some(block) = options.model.shape(UnitKind::Infantry) else {
+        return Vec::new();
+    };
+    let (cam_x, cam_y, cam_h) = camera;
+    let raised = 1.0 + top_grow(block.height_fresh_in, cam_h);
+    let nadir = [cam_x * PX_PER_IN, cam_y * PX_PER_IN];
+    let strip_px = 0.5 * block.depth_fresh_in * raised * PX_PER_IN;
+    if blob.iter().filter(|p| p.paper).count() < STRIP_MIN_PX {
+        return Vec::new();
+    }
+    paper_regions(blob)
+        .into_iter()
+        .filter(|region| region.len() >= STRIP_MIN_PX)
+        .filter_map(|region| {
+            let axes = principal_axes(&region);
+            let along = extent(&region, axes.centre, axes.along);
+            let across = extent(&region, axes.centre, axes.normal);
+            let (length_px, width_px) = (along.1 - along.0 + 1.0, across.1 - across.0 + 1.0);
+            let sized = (THIN_STRIP_LEAST_LENGTH_IN * PX_PER_IN
+                ..=THIN_STRIP_MOST_LENGTH_IN * PX_PER_IN)
+                .contains(&length_px)
+                && width_px <= strip_px + 2.0 * EDGE_BLUR_PX;
+            let filled = region.len() as f64 >= LEAST_LABEL_FILL * length_px * width_px;
+            if !sized || !filled {
+                return None;
+            }
+            let at = |l: f64, n: f64| {
+                [
+                    axes.centre[0] + l * axes.along[0] + n * axes.normal[0],
+                    axes.centre[1] + l * axes.along[1] + n * axes.normal[1],
+                ]
+            };
+            // Each side's count of the pixels in a band beyond a long edge (`sign`, the
+            // way across), `depths` px past it, and the pixels looked at there, read or
+            // not. The ends' blur is left out.
+            let band = |sign: f64, depths: std::ops::RangeInclusive<f64>| {
+                let edge = if sign < 0.0 {
+                    across.0 - 0.5
+                } else {
+                    across.1 + 0.5
+                };
+                let mut counts = vec![0usize; options.colours.sides.len()];
+                let mut looked = 0usize;
+                let mut l = along.0 + 2.0 * EDGE_BLUR_PX;
+                while l <= along.1 - 2.0 * EDGE_BLUR_PX {
+                    let mut depth = *depths.start();
+                    while depth <= *depths.end() {
+                        let [x, y] = at(l, edge + sign * depth);
+                        let (x, y) = (x.floor() as i64, y.floor() as i64);
+                        looked += 1;
+                        if let Some(rgb) = plane.at_checked(x, y) {
+                            let hsv = Hsv::from_rgb(rgb);
+                            let ink = is_ink(x as u32, y as u32, rgb);
+                            for (k, colour) in options.colours.sides.iter().enumerate() {
+                                counts[k] +=
+                                    usize::from(!ink && of_side_hue_in_shade(&hsv, colour));
+                            }
+                        }
+                        depth += 1.0;
+                    }
+                    l += 1.0;
+                }
+                (counts, looked)
+            };
+            // Half the band the side's: a band off the plane, or on a corner card, holds
+            // no paint (a card's white margin cut by the plane's edge is a strip's size).
+            let rimmed = |(counts, looked): &(Vec<usize>, usize)| {
+                (0..counts.len()).find(|&k| {
+                    blob_side.is_none_or(|s| s == k) && counts[k] as f64 >= 0.5 * *looked as f64
+                })
+            };
+            // The camera's offset across the strip: the edge toward it, and how deep the
+            // face below that edge shows.
+            let offset = dot(sub(nadir, at(0.0, 0.0)), axes.normal);
+            let toward_camera = if offset < 0.0 { -1.0 } else { 1.0 };
+            let face_px = offset.abs() * (raised - 1.0);
+            // Before the block, the camera sees its front face below the strip and the
+            // top's paint beyond it; behind, the top's paint between the strip and the
+            // camera. Paint beyond the far edge alone, with a face toward the camera deep
+            // enough to read ([`LEAST_BACK_FACE_PX`]), is the top behind a label on a
+            // back face seen edge-on, as thin as a strip: an unmarked block seen from
+            // behind. Where both edges show the hue, the far one's paint must end past a
+            // top's depth: where it goes on, it is ink of the side's hue (a river beyond
+            // a block seen from behind) or another block (a column's), and which edge is
+            // the back is not told.
+            let (near, far) = (toward_camera, -toward_camera);
+            let top_band = EDGE_BLUR_PX..=strip_px;
+            let near_side = rimmed(&band(near, top_band.clone()));
+            let far_side = rimmed(&band(far, top_band));
+            let far_ends = |side: usize| {
+                let past = strip_px + 2.0 * EDGE_BLUR_PX;
+                let (counts, looked) = band(far, past..=past + strip_px);
+                (counts[side] as f64) < 0.5 * looked as f64
+            };
+            let (side, back) = match (near_side, far_side) {
+                (Some(a), Some(b)) if a == b && far_ends(a) => (a, far),
+                (Some(a), None) => (a, near),
+                (None, Some(b)) if face_px < LEAST_BACK_FACE_PX => (b, far),
+                _ => return None,
+            };
+            let front_edge = if back < 0.0 {
+                across.1 + 0.5
+            } else {
+                across.0 - 0.5
+            };
+            let top_centre = at(0.5 * (along.0 + along.1), front_edge + back * strip_px);
+            let centre = [0, 1].map(|i| nadir[i] + (top_centre[i] - nadir[i]) / raised);
+            tracing::trace!(
+                at_in = ?[centre[0] / PX_PER_IN, centre[1] / PX_PER_IN],
+                length_px,
+                width_px,
+                "a facing strip alone reads a block"
+            );
+            Some(DetectedPiece {
+                kind: "block".to_owned(),
+                color: options.colours.sides[side].name.clone(),
+                x_in: centre[0] / PX_PER_IN,
+                y_in: centre[1] / PX_PER_IN,
+                heading_deg: heading_of(scale(axes.normal, -back)),
+                status: Status::Fresh,
+                facing: Facing::Marked,
+                length_in: block.frontage_in,
+                width_in: block.depth_fresh_in,
+                confidence: STRIP_CONFIDENCE,
+            })
+        })
+        .collect()
+}
+
+/// The least paper a facing strip alone holds: the shortest strip read
+/// ([`THIN_STRIP_LEAST_LENGTH_IN`]), blurred to the least mean width of a thin one
+/// ([`THIN_STRIP_LEAST_MEAN_WIDTH_PX`]); 50 px, where a label holds at least 180.
+const STRIP_MIN_PX: usize =
+    (THIN_STRIP_LEAST_MEAN_WIDTH_PX * THIN_STRIP_LEAST_LENGTH_IN * PX_PER_IN) as usize;
+
+/// How sure a block found by its facing strip alone is: less than by a label, whose
+/// paper is three times a strip's.
+const STRIP_CONFIDENCE: f64 = 0.4;
+
+/// A block of the side read less surely than by a strip alone, with no strip seen,
+/// between [`STRIP_CLEAR_IN`] and this far from a block found by its strip (inches
+/// between centres), is that block misread, not a neighbour: the nearest a block of a
+/// line stands to another is a fresh depth, 0.375 in, and then the two are side by
+/// side, each with its own strip. (On the photoreal frames compressed again, a marked
+/// blue block's pale top read 0.37 in off, 0.12 sure, beside its strip's reading.)
+const STRIP_REPLACES_IN: f64 = 0.5;
+
+/// A block found by its strip alone is dropped when a piece already read stands this
+/// near (inches between centres): the strip is that piece's. Two blocks of a column
+/// stand a fresh depth (0.375 in) apart.
+const STRIP_CLEAR_IN: f64 = 0.3;
+
 /// A paper region cut in two where it is two labels side by side. Two spent blocks flank
 /// to flank (a column, or enemies in melee) show their labels about 0.15 in apart, with
 /// their rims (and facing strips) between, and at 1080p the gap blurs into the paper:
@@ -5639,9 +5834,9 @@ mod tests {
     use super::{
         Axes, Classifier, Cut, DetectOptions, DetectedPiece, EDGE_BLUR_PX, Facing, FaintTops,
         MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Sign, Silhouette, Standing, blobs_of,
-        centroid, cube_middle, edge_loss_px, fit_shapes, fresh_facing, is_a_line, measure, not_ink,
-        ray_spread, read_strip_again, reads_as_flat_ink, rim_side, space_ranks, split_by_tops,
-        stands_up, top_grow, without_overlaps,
+        centroid, cube_middle, edge_loss_px, fit_shapes, fresh_by_strip, fresh_facing, is_a_line,
+        measure, not_ink, ray_spread, read_strip_again, reads_as_flat_ink, rim_side, space_ranks,
+        split_by_tops, stands_up, top_grow, without_overlaps,
     };
 
     use crate::sim;
@@ -6576,6 +6771,117 @@ mod tests {
             );
             let all_round = side_of_with(blue, blue, false, &river);
             assert_eq!(all_round, None, "a river all round");
+        });
+    }
+
+    /// A marked block whose top's paint reads too pale for its side is found by its strip.
+    /// The strip: paper 38 x 4 px along x, rows 100 to 103, columns 80 to 117 (its
+    /// centre (99, 102)); pale red (180, 120, 120: red's hue, saturated 0.33, under red's
+    /// floor) in rows 104 to 107 behind it; the map elsewhere. The camera stands 30 in up
+    /// over (100, 60) px, before the strip. Worked by hand:
+    /// - a fresh top 0.75 in up is raised by 1 + 0.75 / 29.25 = 1.025641, so the strip,
+    ///   half a top, is 0.5 x 0.375 x 1.025641 x 20 = 3.846 px deep;
+    /// - the band behind the strip (rows 105 to 107) is all pale red, the band before it
+    ///   (rows 97 to 99) the map: the top's back is at +y, and the block faces -y, 0 deg;
+    /// - the top's middle lies 3.846 px behind the strip's front edge (y 100): (99,
+    ///   103.846) px; taken down the camera's ray, (100 - 1 / 1.025641, 60 + 43.846 /
+    ///   1.025641) = (99.025, 102.750) px = (4.9513, 5.1375) in.
+    ///
+    /// With a front face of pale red before the strip as well (rows 96 to 99, as the
+    /// camera before the block sees it), the back is the edge away from the camera: the
+    /// same block. (The face toward this camera is |60 - 102| x 0.025641 = 1.1 px deep,
+    /// too shallow to read, so the paint beyond the far edge alone is a top.) Pale red
+    /// going on past a top's depth behind the strip is a block standing in a river of
+    /// its hue; with the hue before the strip too, it is not told which edge is the
+    /// back, and no block is read. A label's width of paper (12 px), paper with the map on both edges, and
+    /// a strip in a blue blob read no block.
+    #[test]
+    fn a_strip_alone_reads_its_block() {
+        builtin_options(|options| {
+            let pale_red = [180, 120, 120];
+            let read_from = |camera: (f64, f64, f64),
+                             paper_rows: std::ops::Range<u32>,
+                             behind: u32,
+                             before: u32,
+                             blob_side: Option<usize>| {
+                let w = 200;
+                let mut pixels = vec![Some([200, 190, 150]); (w * w) as usize];
+                let mut blob = Vec::new();
+                for x in 80..118u32 {
+                    for y in 90..120u32 {
+                        let paper = paper_rows.contains(&y);
+                        let paint = (paper_rows.end..paper_rows.end + behind).contains(&y)
+                            || (paper_rows.start - before..paper_rows.start).contains(&y);
+                        if paper {
+                            pixels[(y * w + x) as usize] = Some([240, 240, 235]);
+                            blob.push(Px { x, y, paper: true });
+                        } else if paint {
+                            pixels[(y * w + x) as usize] = Some(pale_red);
+                        }
+                    }
+                }
+                let plane = MapPlane { w, pixels };
+                fresh_by_strip(&blob, blob_side, &plane, camera, options, &|_, _, _| false)
+            };
+            let read = |paper_rows, behind, before, blob_side| {
+                read_from((5.0, 3.0, 30.0), paper_rows, behind, before, blob_side)
+            };
+            for (before, case) in [(0, "the top's paint behind"), (4, "a front face too")] {
+                let found = read(100..104, 4, before, Some(0));
+                assert_eq!(found.len(), 1, "{case}");
+                let block = &found[0];
+                assert_eq!(
+                    (block.color.as_str(), block.status, block.facing),
+                    ("red", Status::Fresh, Facing::Marked),
+                    "{case}"
+                );
+                assert!(
+                    (block.x_in - 4.9513).abs() < 0.001,
+                    "{case}: x {}",
+                    block.x_in
+                );
+                assert!(
+                    (block.y_in - 5.1375).abs() < 0.001,
+                    "{case}: y {}",
+                    block.y_in
+                );
+                let heading = (block.heading_deg + 180.0).rem_euclid(360.0) - 180.0;
+                assert!(
+                    heading.abs() < 0.01,
+                    "{case}: heading {}",
+                    block.heading_deg
+                );
+            }
+            // The camera behind the block, over (100, 200) px: the top's paint lies
+            // between the strip and the camera. (100 - 1 / 1.025641, 200 - 96.154 /
+            // 1.025641) = (99.025, 106.250) px = (4.9513, 5.3125) in, facing 0 deg.
+            let behind = read_from((5.0, 10.0, 30.0), 100..104, 4, 0, Some(0));
+            assert_eq!(behind.len(), 1, "the camera behind");
+            assert!((behind[0].x_in - 4.9513).abs() < 0.001, "{:?}", behind[0]);
+            assert!((behind[0].y_in - 5.3125).abs() < 0.001, "{:?}", behind[0]);
+            assert!(behind[0].heading_deg.min(360.0 - behind[0].heading_deg) < 0.01);
+            // The camera far before it, over (100, -100) px: the face toward it would
+            // show 202 x 0.025641 = 5.2 px deep, and shows the map. The paint beyond
+            // the far edge is the top behind a back label seen edge-on.
+            let label = read_from((5.0, -5.0, 30.0), 100..104, 4, 0, Some(0));
+            assert!(label.is_empty(), "a back label seen edge-on: {label:?}");
+            // Pale red going on 16 rows behind the strip, past a top's 3.8 px: a block
+            // standing in a river of its hue, the only edge that shows it still its back.
+            let river = read(100..104, 16, 0, Some(0));
+            assert_eq!(river.len(), 1, "in a river");
+            assert!((river[0].y_in - 5.1375).abs() < 0.001, "{:?}", river[0]);
+            // The camera behind the block again, and a river of pale red before it, 16
+            // rows: both edges show the hue, and the far one's goes on past a top's
+            // depth. Ink, or a column's next block: which edge is the back is not told.
+            let with_river = read_from((5.0, 10.0, 30.0), 100..104, 7, 16, Some(0));
+            assert!(with_river.is_empty(), "a river before: {with_river:?}");
+            assert!(read(100..104, 4, 0, None).len() == 1, "paper alone");
+            assert!(read(100..112, 4, 0, Some(0)).is_empty(), "a label's width");
+            assert!(
+                read(100..104, 0, 0, Some(0)).is_empty(),
+                "the map both ways"
+            );
+            assert!(read(100..104, 4, 0, Some(1)).is_empty(), "in a blue blob");
         });
     }
 
