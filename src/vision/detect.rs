@@ -342,9 +342,18 @@ pub fn detect_sampled(
     // Marks for the washed-out tops looked for beside pieces' paint (see [`FaintTops`]).
     let mut faint_tops = FaintTops::new(&plane);
     // Any blob, or paper alone, may hold a spent block found by its label.
-    let labels_by_blob: Vec<Vec<FoundByLabel>> = blobs
-        .iter()
-        .map(|(_, blob)| spent_by_label(blob, &plane, camera, options, &is_ink))
+    // Each blob's paper in its connected regions, where labels and strips are read alone.
+    let paper_by_blob: Vec<Vec<Vec<[f64; 2]>>> =
+        blobs.iter().map(|(_, blob)| paper_regions(blob)).collect();
+    // Fresh marked blocks found by their facing strips alone: kept below where no piece
+    // is read (see [`fresh_by_strip`]).
+    let by_strips: Vec<DetectedPiece> = (blobs.iter().zip(&paper_by_blob))
+        .flat_map(|((side, _), paper)| {
+            fresh_by_strip(paper, *side, &plane, camera, options, &is_ink)
+        })
+        .collect();
+    let labels_by_blob: Vec<Vec<FoundByLabel>> = (blobs.iter().zip(paper_by_blob))
+        .map(|((_, blob), paper)| spent_by_label(blob, paper, &plane, camera, options, &is_ink))
         .collect();
     // Where paper between two sides was shared out with no seam to part it (a standing
     // block's strip against a spent enemy's top, the camera behind the standing block,
@@ -503,19 +512,17 @@ pub fn detect_sampled(
     // A block found by its strip alone, where no piece was read. A block of its side
     // read near it less surely, with no strip, but further off than a reading of the
     // strip's own block would be, is that block misread (its pale top), and gives way.
-    for (side, blob) in &blobs {
-        for piece in fresh_by_strip(blob, *side, &plane, camera, options, &is_ink) {
-            let apart = |p: &DetectedPiece| (p.x_in - piece.x_in).hypot(p.y_in - piece.y_in);
-            let misread = |p: &DetectedPiece| {
-                p.color == piece.color
-                    && p.facing != Facing::Marked
-                    && p.confidence < piece.confidence
-                    && apart(p) < STRIP_REPLACES_IN
-            };
-            if pieces.iter().all(|p| apart(p) >= STRIP_CLEAR_IN) {
-                pieces.retain(|p| !misread(p));
-                pieces.push(piece);
-            }
+    for piece in by_strips {
+        let apart = |p: &DetectedPiece| (p.x_in - piece.x_in).hypot(p.y_in - piece.y_in);
+        let misread = |p: &DetectedPiece| {
+            p.color == piece.color
+                && p.facing != Facing::Marked
+                && p.confidence < piece.confidence
+                && apart(p) < STRIP_REPLACES_IN
+        };
+        if pieces.iter().all(|p| apart(p) >= STRIP_CLEAR_IN) {
+            pieces.retain(|p| !misread(p));
+            pieces.push(piece);
         }
     }
     // A label near a piece found by its paint is either that piece's, the back label of
@@ -4648,6 +4655,7 @@ impl PaperBox {
 /// their saturation is as low as half its paint's.
 fn spent_by_label(
     blob: &[Px],
+    paper: Vec<Vec<[f64; 2]>>,
     plane: &MapPlane,
     camera: (f64, f64, f64),
     options: &DetectOptions,
@@ -4660,7 +4668,7 @@ fn spent_by_label(
     let grow = top_grow(block.height_spent_in, cam_h);
     let scale = 1.0 + grow;
     let blur_in = EDGE_BLUR_PX / PX_PER_IN;
-    paper_regions(blob)
+    paper
         .into_iter()
         .flat_map(|region| labels_end_to_end(region, block.frontage_in * scale))
         .flat_map(|region| labels_side_by_side(region, block.depth_spent_in * scale))
@@ -4799,8 +4807,8 @@ fn spent_by_label(
         .collect()
 }
 
-/// Fresh marked blocks found by their facing strip alone, in a blob (of `blob_side`'s
-/// paint, or paper alone).
+/// Fresh marked blocks found by their facing strip alone, in a blob's paper regions
+/// (`paper`; the blob of `blob_side`'s paint, or paper alone).
 ///
 /// A marked block's strip covers the front half of its top and runs its whole length;
 /// the top's paint fills the back half. Where that paint reads too pale, or too thin, to
@@ -4816,7 +4824,7 @@ fn spent_by_label(
 /// three strips wide, and the map's pale lines are thinner or bend
 /// ([`is_a_thin_line`]).
 fn fresh_by_strip(
-    blob: &[Px],
+    paper: &[Vec<[f64; 2]>],
     blob_side: Option<usize>,
     plane: &MapPlane,
     camera: (f64, f64, f64),
@@ -4830,16 +4838,13 @@ fn fresh_by_strip(
     let raised = 1.0 + top_grow(block.height_fresh_in, cam_h);
     let nadir = [cam_x * PX_PER_IN, cam_y * PX_PER_IN];
     let strip_px = 0.5 * block.depth_fresh_in * raised * PX_PER_IN;
-    if blob.iter().filter(|p| p.paper).count() < STRIP_MIN_PX {
-        return Vec::new();
-    }
-    paper_regions(blob)
-        .into_iter()
+    paper
+        .iter()
         .filter(|region| region.len() >= STRIP_MIN_PX)
         .filter_map(|region| {
-            let axes = principal_axes(&region);
-            let along = extent(&region, axes.centre, axes.along);
-            let across = extent(&region, axes.centre, axes.normal);
+            let axes = principal_axes(region);
+            let along = extent(region, axes.centre, axes.along);
+            let across = extent(region, axes.centre, axes.normal);
             let (length_px, width_px) = (along.1 - along.0 + 1.0, across.1 - across.0 + 1.0);
             let sized = (THIN_STRIP_LEAST_LENGTH_IN * PX_PER_IN
                 ..=THIN_STRIP_MOST_LENGTH_IN * PX_PER_IN)
@@ -5835,8 +5840,8 @@ mod tests {
         Axes, Classifier, Cut, DetectOptions, DetectedPiece, EDGE_BLUR_PX, Facing, FaintTops,
         MapPlane, PAPER, PX_PER_IN, PlaneSampler, Px, Sign, Silhouette, Standing, blobs_of,
         centroid, cube_middle, edge_loss_px, fit_shapes, fresh_by_strip, fresh_facing, is_a_line,
-        measure, not_ink, ray_spread, read_strip_again, reads_as_flat_ink, rim_side, space_ranks,
-        split_by_tops, stands_up, top_grow, without_overlaps,
+        measure, not_ink, paper_regions, ray_spread, read_strip_again, reads_as_flat_ink, rim_side,
+        space_ranks, split_by_tops, stands_up, top_grow, without_overlaps,
     };
 
     use crate::sim;
@@ -6821,7 +6826,8 @@ mod tests {
                     }
                 }
                 let plane = MapPlane { w, pixels };
-                fresh_by_strip(&blob, blob_side, &plane, camera, options, &|_, _, _| false)
+                let paper = paper_regions(&blob);
+                fresh_by_strip(&paper, blob_side, &plane, camera, options, &|_, _, _| false)
             };
             let read = |paper_rows, behind, before, blob_side| {
                 read_from((5.0, 3.0, 30.0), paper_rows, behind, before, blob_side)
