@@ -6798,8 +6798,8 @@ mod tests {
     /// too shallow to read, so the paint beyond the far edge alone is a top.) Pale red
     /// going on past a top's depth behind the strip is a block standing in a river of
     /// its hue; with the hue before the strip too, it is not told which edge is the
-    /// back, and no block is read. A label's width of paper (12 px), paper with the map on both edges, and
-    /// a strip in a blue blob read no block.
+    /// back, and no block is read. A label's width of paper (12 px), paper with the map
+    /// on both edges, and a strip in a blue blob read no block.
     #[test]
     fn a_strip_alone_reads_its_block() {
         builtin_options(|options| {
