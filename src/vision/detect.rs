@@ -2518,6 +2518,11 @@ impl Standing {
         self.within(p, self.centre, 1.0, margin_in)
     }
 
+    /// The footprint's length in whole map-plane pixels: a row of pixels along it.
+    fn length_px(&self) -> usize {
+        (2.0 * self.half[0] * PX_PER_IN) as usize
+    }
+
     /// Whether `p` lies past either end of the footprint, `from_in` to `to_in` beyond
     /// it along the length, and within its width less `from_in`.
     fn past_end(&self, p: [f64; 2], from_in: f64, to_in: f64) -> bool {
@@ -2564,7 +2569,7 @@ impl TopAndFaces {
     /// Whether the faces hold a pixel's width along the piece's length: its side face
     /// shows, not its end's alone.
     fn faces_along_length(&self, standing: &Standing) -> bool {
-        self.faces.len() >= (2.0 * standing.half[0] * PX_PER_IN) as usize
+        self.faces.len() >= standing.length_px()
     }
 }
 
@@ -2614,7 +2619,7 @@ fn top_and_faces(
     let end_px = 2.0 * (2.0 * standing.half[1] * PX_PER_IN);
     let enough =
         seen.faces_along_length(standing) || (end_rows >= 2.0 && seen.faces.len() as f64 >= end_px);
-    (enough && seen.top.len() >= (2.0 * standing.half[0] * PX_PER_IN) as usize).then_some(seen)
+    (enough && seen.top.len() >= standing.length_px()).then_some(seen)
 }
 
 /// The colours of the map just past the end of a piece `standing`'s footprint toward the
